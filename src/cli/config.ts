@@ -1,0 +1,242 @@
+/**
+ * Settles nccl-run's options from four sources, SPEC "Options":
+ * flag > process environment (NCCL_RUN_*) > env file > default.
+ * Every value from outside passes a zod schema; a bad one is one line naming
+ * where it came from, the value and what is valid. A bad flag is a usage
+ * error (64); a bad variable or env-file entry a configuration error (78).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { z } from 'zod';
+import { ConfigError, UsageError } from '../errors.js';
+import { STRATEGY_NAMES, type StrategyName } from '../resolve/decision.js';
+import { envNameOf, OPTION_SPECS } from './options.js';
+import { parseDuration } from './duration.js';
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface Options {
+  iface: string[];
+  strategy: StrategyName[];
+  /** Raw exclude entries as given (parsed and checked by resolve/excludes.ts). */
+  exclude: string[];
+  noDefaultExcludes: boolean;
+  family: 'auto' | 'ipv4' | 'ipv6';
+  facts: string | null;
+  verify: 'none' | 'local' | 'master' | 'peers';
+  verifyTimeoutMs: number;
+  /** Raw --peers (comma list or Slurm hostlist), null when not given. */
+  peers: string | null;
+  probePort: number | null;
+  cluster: 'auto' | 'slurm' | 'k8s' | 'none';
+  ncclDebug: string | null;
+  ncclDebugSubsys: string | null;
+  force: boolean;
+  torchrun: string[];
+  envFile: string | null;
+  dryRun: boolean;
+  json: boolean;
+  format: 'shell' | 'dotenv' | 'json';
+  logLevel: LogLevel;
+  logFormat: 'pretty' | 'json';
+}
+
+export interface Settled {
+  options: Options;
+  /** Env-file keys that are not NCCL_RUN_*: they go to torchrun's environment. */
+  envFileExtras: Record<string, string>;
+  /** Where each option's value came from, for `explain`. */
+  sources: Record<string, string>;
+}
+
+type Raw = string | boolean;
+
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+const bool = z.union([
+  z.boolean(),
+  z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', '']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
+]);
+
+const port = z
+  .string()
+  .regex(/^\d+$/, 'expected a port number 1-65535')
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= 65535, 'expected a port number 1-65535');
+
+const choice = <T extends string>(values: readonly [T, ...T[]]) =>
+  z.enum(values, { error: `expected one of ${values.join(', ')}` });
+
+/** One schema per option; each turns the raw string (or boolean) into the typed value. */
+const schemas = {
+  iface: z.string().transform(list),
+  strategy: z
+    .string()
+    .transform(list)
+    .superRefine((names, ctx) => {
+      if (names.length === 0) ctx.addIssue({ code: 'custom', message: `expected a comma list of ${STRATEGY_NAMES.join(', ')}` });
+      for (const name of names) {
+        if (!(STRATEGY_NAMES as readonly string[]).includes(name)) {
+          ctx.addIssue({ code: 'custom', message: `unknown strategy '${name}'; valid: ${STRATEGY_NAMES.join(', ')}` });
+        }
+      }
+      const repeated = names.find((name, i) => names.indexOf(name) !== i);
+      if (repeated) ctx.addIssue({ code: 'custom', message: `strategy '${repeated}' is listed twice` });
+    })
+    .transform((names) => names as StrategyName[]),
+  exclude: z.string().transform(list),
+  'no-default-excludes': bool,
+  family: choice(['auto', 'ipv4', 'ipv6']),
+  facts: z.string().min(1, 'expected a file path'),
+  verify: choice(['none', 'local', 'master', 'peers']),
+  'verify-timeout': z.string().transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms === null) {
+      ctx.addIssue({ code: 'custom', message: 'expected a duration such as 500ms, 30s, 2m' });
+      return z.NEVER;
+    }
+    return ms;
+  }),
+  peers: z.string(),
+  'probe-port': port,
+  cluster: choice(['auto', 'slurm', 'k8s', 'none']),
+  'nccl-debug': z
+    .string()
+    .transform((v) => v.toUpperCase())
+    .pipe(choice(['VERSION', 'WARN', 'INFO', 'TRACE'])),
+  'nccl-debug-subsys': z.string().min(1, 'expected a comma list such as INIT,NET'),
+  force: bool,
+  torchrun: z
+    .string()
+    .transform((v) => v.trim().split(/\s+/).filter(Boolean))
+    .refine((words) => words.length > 0, 'expected a command such as torchrun or "python3 -m torch.distributed.run"'),
+  'env-file': z.string().min(1, 'expected a file path'),
+  'dry-run': bool,
+  json: bool,
+  format: choice(['shell', 'dotenv', 'json']),
+  'log-level': choice(['trace', 'debug', 'info', 'warn', 'error', 'silent']),
+  'log-format': choice(['pretty', 'json']),
+} satisfies Record<string, z.ZodType>;
+
+type SchemaName = keyof typeof schemas;
+
+const CONFIGURABLE = OPTION_SPECS.filter((spec) => !spec.flagOnly).map((spec) => spec.name as SchemaName);
+const ENV_NAMES = new Map(CONFIGURABLE.map((name) => [envNameOf(name), name]));
+
+/**
+ * flags: yargs' parse of nccl-run's own tokens, kebab-case keys.
+ * env: the process environment. cwd: where ./nccl-run.env is looked for.
+ * isTty: whether stderr is a terminal (pretty logs by default).
+ */
+export function settleOptions(
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  isTty: boolean,
+): Settled {
+  // Unknown NCCL_RUN_* variables are typos that would silently do nothing.
+  rejectUnknownKeys(Object.keys(env), 'the environment');
+
+  const envFileFlag = flags['env-file'] as string | undefined;
+  const envFileVar = env.NCCL_RUN_ENV_FILE;
+  const explicitEnvFile = envFileFlag ?? envFileVar;
+  const envFilePath =
+    explicitEnvFile !== undefined ? resolvePath(cwd, explicitEnvFile) : defaultEnvFile(cwd);
+  const fileValues = envFilePath === null ? {} : readEnvFile(envFilePath, envFileFlag !== undefined);
+  rejectUnknownKeys(Object.keys(fileValues), envFilePath ?? '');
+
+  const values: Record<string, unknown> = {};
+  const sources: Record<string, string> = {};
+  for (const name of CONFIGURABLE) {
+    const envName = envNameOf(name);
+    let raw: Raw | undefined;
+    let origin: string;
+    if (flags[name] !== undefined) {
+      raw = flags[name] as Raw;
+      origin = `--${name}`;
+    } else if (env[envName] !== undefined) {
+      raw = env[envName];
+      origin = envName;
+    } else if (fileValues[envName] !== undefined) {
+      raw = fileValues[envName];
+      origin = `${envName} in ${envFilePath}`;
+    } else {
+      continue;
+    }
+    const parsed = schemas[name].safeParse(raw);
+    if (!parsed.success) {
+      const message = parsed.error.issues[0]?.message ?? 'invalid value';
+      const line = `${origin}: bad value '${String(raw)}': ${message}`;
+      throw origin.startsWith('--') ? new UsageError(line) : new ConfigError(line);
+    }
+    values[name] = parsed.data;
+    sources[name] = origin;
+  }
+
+  const envFileExtras = Object.fromEntries(
+    Object.entries(fileValues).filter(([key]) => !key.startsWith('NCCL_RUN_')),
+  );
+
+  const options: Options = {
+    iface: (values.iface as string[] | undefined) ?? [],
+    strategy: (values.strategy as StrategyName[] | undefined) ?? [...STRATEGY_NAMES],
+    exclude: (values.exclude as string[] | undefined) ?? [],
+    noDefaultExcludes: (values['no-default-excludes'] as boolean | undefined) ?? false,
+    family: (values.family as Options['family'] | undefined) ?? 'auto',
+    facts: (values.facts as string | undefined) ?? null,
+    verify: (values.verify as Options['verify'] | undefined) ?? 'master',
+    verifyTimeoutMs: (values['verify-timeout'] as number | undefined) ?? 60_000,
+    peers: (values.peers as string | undefined) ?? null,
+    probePort: (values['probe-port'] as number | undefined) ?? null,
+    cluster: (values.cluster as Options['cluster'] | undefined) ?? 'auto',
+    ncclDebug: (values['nccl-debug'] as string | undefined) ?? null,
+    ncclDebugSubsys: (values['nccl-debug-subsys'] as string | undefined) ?? null,
+    force: (values.force as boolean | undefined) ?? false,
+    torchrun: (values.torchrun as string[] | undefined) ?? ['torchrun'],
+    envFile: envFilePath,
+    dryRun: (values['dry-run'] as boolean | undefined) ?? false,
+    json: (values.json as boolean | undefined) ?? false,
+    format: (values.format as Options['format'] | undefined) ?? 'shell',
+    logLevel: (values['log-level'] as LogLevel | undefined) ?? 'info',
+    logFormat: (values['log-format'] as Options['logFormat'] | undefined) ?? (isTty ? 'pretty' : 'json'),
+  };
+  if (options.iface.length > 0 && !options.strategy.includes('explicit')) {
+    const origin = sources.strategy ?? '--strategy';
+    throw new ConfigError(
+      `${origin}: --iface ${options.iface.join(',')} is given but the strategy list '${options.strategy.join(',')}' has no 'explicit'; add it or drop --iface`,
+    );
+  }
+  return { options, envFileExtras, sources };
+}
+
+function defaultEnvFile(cwd: string): string | null {
+  const path = resolvePath(cwd, 'nccl-run.env');
+  return existsSync(path) ? path : null;
+}
+
+function readEnvFile(path: string, fromFlag: boolean): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    const line = `${fromFlag ? '--env-file' : 'NCCL_RUN_ENV_FILE'}: cannot read '${path}' (${reason}); give a readable dotenv file`;
+    throw fromFlag ? new UsageError(line) : new ConfigError(line);
+  }
+  return parseDotenv(text);
+}
+
+function rejectUnknownKeys(keys: string[], where: string): void {
+  for (const key of keys) {
+    if (key.startsWith('NCCL_RUN_') && !ENV_NAMES.has(key)) {
+      throw new ConfigError(
+        `${key} in ${where} is not a nccl-run setting; valid: ${[...ENV_NAMES.keys()].join(', ')}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * What nccl-run knows about this host's network: read once (read-host-facts.ts)
+ * or replayed from a snapshot (`--facts`, facts-file.ts). Strategies only ever
+ * see this value, never the OS.
+ */
+export type Family = 'ipv4' | 'ipv6';
+
+export type InterfaceKind =
+  | 'loopback'
+  | 'physical'
+  | 'bond'
+  | 'bond-member'
+  | 'bridge'
+  | 'veth'
+  | 'vlan'
+  | 'macvlan'
+  | 'tunnel'
+  | 'infiniband'
+  | 'other-virtual';
+
+export interface InterfaceAddress {
+  address: string;
+  family: Family;
+  prefixLength: number;
+  /** host (loopback), link (link-local), global. */
+  scope: 'host' | 'link' | 'global';
+}
+
+export interface RdmaDevice {
+  /** e.g. mlx5_0 */
+  device: string;
+  port: number | null;
+  /** e.g. ACTIVE, DOWN; null when unknown */
+  state: string | null;
+}
+
+export interface InterfaceFacts {
+  name: string;
+  /** /sys/class/net/IF/operstate; null when unreadable. */
+  operstate: string | null;
+  /** /sys/class/net/IF/carrier; null when unreadable (it is, while the link is down). */
+  carrier: boolean | null;
+  addresses: InterfaceAddress[];
+  /** Mb/s; null when unknown (virtual links, -1 in sysfs). */
+  speedMbps: number | null;
+  mtu: number | null;
+  kind: InterfaceKind;
+  /** The bond or bridge this interface is enslaved to, if any. */
+  master: string | null;
+  rdma: RdmaDevice | null;
+}
+
+/** One entry of the kernel's routing table, as read from `ip -j route` or /proc. */
+export interface RouteEntry {
+  family: Family;
+  /** Destination network address, e.g. 198.18.0.0 or :: (default). */
+  destination: string;
+  prefixLength: number;
+  interface: string;
+  gateway: string | null;
+  metric: number;
+  /** 'local' for the kernel's own addresses (table local), 'unicast' otherwise. */
+  type: 'unicast' | 'local';
+}
+
+export interface HostFacts {
+  hostname: string;
+  interfaces: InterfaceFacts[];
+  /** The routing table; used to answer "which interface reaches X" when replaying a snapshot. */
+  routes: RouteEntry[];
+}
+
+/** The kernel's answer to "how do I reach this address". */
+export interface RouteAnswer {
+  destination: string;
+  interface: string;
+  /** Preferred source address, when the kernel says. */
+  source: string | null;
+  gateway: string | null;
+  type: 'unicast' | 'local';
+}

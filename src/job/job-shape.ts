@@ -1,0 +1,46 @@
+/**
+ * The job's shape as torchrun itself would see it: from its argv, then
+ * PET_* variables, then MASTER_ADDR/MASTER_PORT, then the cluster, then
+ * torchrun's defaults. Built by read-job-shape.ts.
+ */
+export interface RendezvousEndpoint {
+  host: string;
+  port: number;
+  /** Where the host and port came from, e.g. "argv --master-addr", "PET_MASTER_ADDR", "slurm", "default". */
+  source: string;
+}
+
+export interface JobShape {
+  /** static (master_addr:master_port), c10d, etcd, ... as torchrun's --rdzv-backend. */
+  rdzvBackend: string;
+  /**
+   * The endpoint workers rendezvous at: master_addr:master_port for the
+   * static backend, the rdzv endpoint otherwise. null with --standalone,
+   * where torchrun makes its own endpoint on localhost.
+   */
+  master: RendezvousEndpoint | null;
+  /** For the static backend the same as master; for c10d the --master-addr if given (for the "two networks" warning). */
+  masterAddr: string | null;
+  nnodes: { min: number; max: number; source: string };
+  /** This node's rank; null when elastic (c10d) and not given. */
+  nodeRank: { value: number; source: string } | null;
+  standalone: boolean;
+  /** --local-addr, if given. */
+  localAddr: string | null;
+  /** PET_* variables filled in from the cluster, to export (SPEC "What it exports"). */
+  fill: Record<string, string>;
+  /** Hosts for `--verify peers` from the cluster (Slurm node list), if any. */
+  clusterPeers: string[];
+  /** Which cluster filled anything in, if any. */
+  cluster: 'slurm' | 'k8s' | null;
+}
+
+/** What a cluster environment says about the job (cluster/*.ts). */
+export interface ClusterInfo {
+  kind: 'slurm' | 'k8s';
+  masterHost: string | null;
+  masterPort: number | null;
+  nnodes: number | null;
+  nodeRank: number | null;
+  peers: string[];
+}

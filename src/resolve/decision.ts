@@ -1,0 +1,53 @@
+/**
+ * The strategy chain's vocabulary (SPEC "Choosing the interface"). A strategy
+ * is a pure function of the host's facts and the resolution context; it picks,
+ * skips with a reason, or stops the chain as fatal.
+ */
+import type { Family, HostFacts, RouteAnswer } from '../host/host-facts.js';
+
+export const STRATEGY_NAMES = ['explicit', 'local', 'subnet', 'route', 'speed'] as const;
+export type StrategyName = (typeof STRATEGY_NAMES)[number];
+
+/** An exclude rule (SPEC --exclude): a name prefix, an exact name (=eth1) or a CIDR block. */
+export type ExcludeRule =
+  | { kind: 'prefix'; value: string }
+  | { kind: 'exact'; value: string }
+  | { kind: 'cidr'; network: string; prefixLength: number; family: Family };
+
+export interface ResolveContext {
+  /** --iface, in order of preference; empty when not given. */
+  explicitInterfaces: string[];
+  /** The user's NCCL_SOCKET_IFNAME, when already set in the environment. */
+  userNcclIfname: string | null;
+  excludes: ExcludeRule[];
+  /** The family to pick an address of (already settled from --family and the master). */
+  family: Family;
+  /** The master, when known: its name and every address it resolves to. */
+  master: { host: string; addresses: string[] } | null;
+  /** True when the job runs on this node alone (SPEC `local`). */
+  singleNode: boolean;
+  /** The kernel's routes to each master address (empty when no master or no route). */
+  routesToMaster: RouteAnswer[];
+}
+
+export type StrategyOutcome =
+  | { outcome: 'picked'; interface: string; address: string; reason: string }
+  | { outcome: 'skipped'; reason: string }
+  | { outcome: 'fatal'; reason: string };
+
+export type Strategy = (facts: HostFacts, context: ResolveContext) => StrategyOutcome;
+
+export interface TraceEntry {
+  strategy: StrategyName;
+  outcome: StrategyOutcome['outcome'];
+  reason: string;
+}
+
+export interface Decision {
+  interface: string;
+  address: string;
+  family: Family;
+  strategy: StrategyName;
+  reason: string;
+  trace: TraceEntry[];
+}
