@@ -2,7 +2,7 @@
  * Logs go to stderr only (SPEC "Outputs"): stdout belongs to torchrun and to
  * explain/env. Synchronous writes, so nothing is lost when main() returns.
  */
-import { destination, pino, type Logger } from 'pino';
+import { destination, type Logger, pino } from 'pino';
 import type { LogLevel } from './cli/config.js';
 
 export type { Logger };
@@ -12,5 +12,8 @@ export async function createLogger(level: LogLevel, format: 'pretty' | 'json'): 
   if (format === 'json') return pino(options, destination({ fd: 2, sync: true }));
   // pino-pretty is loaded only for a terminal: it is most of pino's start-up cost.
   const { default: pretty } = await import('pino-pretty');
-  return pino(options, pretty({ destination: 2, sync: true, ignore: 'pid,hostname,name', translateTime: 'HH:MM:ss' }));
+  return pino(
+    options,
+    pretty({ destination: 2, sync: true, ignore: 'pid,hostname,name', translateTime: 'HH:MM:ss' }),
+  );
 }

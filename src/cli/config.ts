@@ -11,8 +11,9 @@ import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { ConfigError, UsageError } from '../errors.js';
 import { STRATEGY_NAMES, type StrategyName } from '../resolve/decision.js';
-import { envNameOf, OPTION_SPECS } from './options.js';
+import { parseExcludeRule } from '../resolve/excludes.js';
 import { parseDuration } from './duration.js';
+import { envNameOf, OPTION_SPECS } from './options.js';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -60,7 +61,9 @@ const list = (value: string) =>
 
 const bool = z.union([
   z.boolean(),
-  z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', '']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
+  z
+    .enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''])
+    .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
 ]);
 
 const port = z
@@ -79,17 +82,36 @@ const schemas = {
     .string()
     .transform(list)
     .superRefine((names, ctx) => {
-      if (names.length === 0) ctx.addIssue({ code: 'custom', message: `expected a comma list of ${STRATEGY_NAMES.join(', ')}` });
+      if (names.length === 0)
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected a comma list of ${STRATEGY_NAMES.join(', ')}`,
+        });
       for (const name of names) {
         if (!(STRATEGY_NAMES as readonly string[]).includes(name)) {
-          ctx.addIssue({ code: 'custom', message: `unknown strategy '${name}'; valid: ${STRATEGY_NAMES.join(', ')}` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `unknown strategy '${name}'; valid: ${STRATEGY_NAMES.join(', ')}`,
+          });
         }
       }
       const repeated = names.find((name, i) => names.indexOf(name) !== i);
-      if (repeated) ctx.addIssue({ code: 'custom', message: `strategy '${repeated}' is listed twice` });
+      if (repeated)
+        ctx.addIssue({ code: 'custom', message: `strategy '${repeated}' is listed twice` });
     })
     .transform((names) => names as StrategyName[]),
-  exclude: z.string().transform(list),
+  exclude: z
+    .string()
+    .transform(list)
+    .superRefine((entries, ctx) => {
+      for (const entry of entries) {
+        try {
+          parseExcludeRule(entry);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        }
+      }
+    }),
   'no-default-excludes': bool,
   family: choice(['auto', 'ipv4', 'ipv6']),
   facts: z.string().min(1, 'expected a file path'),
@@ -114,7 +136,10 @@ const schemas = {
   torchrun: z
     .string()
     .transform((v) => v.trim().split(/\s+/).filter(Boolean))
-    .refine((words) => words.length > 0, 'expected a command such as torchrun or "python3 -m torch.distributed.run"'),
+    .refine(
+      (words) => words.length > 0,
+      'expected a command such as torchrun or "python3 -m torch.distributed.run"',
+    ),
   'env-file': z.string().min(1, 'expected a file path'),
   'dry-run': bool,
   json: bool,
@@ -125,7 +150,9 @@ const schemas = {
 
 type SchemaName = keyof typeof schemas;
 
-const CONFIGURABLE = OPTION_SPECS.filter((spec) => !spec.flagOnly).map((spec) => spec.name as SchemaName);
+const CONFIGURABLE = OPTION_SPECS.filter((spec) => !spec.flagOnly).map(
+  (spec) => spec.name as SchemaName,
+);
 const ENV_NAMES = new Map(CONFIGURABLE.map((name) => [envNameOf(name), name]));
 
 /**
@@ -147,7 +174,8 @@ export function settleOptions(
   const explicitEnvFile = envFileFlag ?? envFileVar;
   const envFilePath =
     explicitEnvFile !== undefined ? resolvePath(cwd, explicitEnvFile) : defaultEnvFile(cwd);
-  const fileValues = envFilePath === null ? {} : readEnvFile(envFilePath, envFileFlag !== undefined);
+  const fileValues =
+    envFilePath === null ? {} : readEnvFile(envFilePath, envFileFlag !== undefined);
   rejectUnknownKeys(Object.keys(fileValues), envFilePath ?? '');
 
   const values: Record<string, unknown> = {};
@@ -171,8 +199,7 @@ export function settleOptions(
     const parsed = schemas[name].safeParse(raw);
     if (!parsed.success) {
       const message = parsed.error.issues[0]?.message ?? 'invalid value';
-      const line = `${origin}: bad value '${String(raw)}': ${message}`;
-      throw origin.startsWith('--') ? new UsageError(line) : new ConfigError(line);
+      throw optionError(origin, `bad value '${String(raw)}': ${message}`);
     }
     values[name] = parsed.data;
     sources[name] = origin;
@@ -203,7 +230,8 @@ export function settleOptions(
     json: (values.json as boolean | undefined) ?? false,
     format: (values.format as Options['format'] | undefined) ?? 'shell',
     logLevel: (values['log-level'] as LogLevel | undefined) ?? 'info',
-    logFormat: (values['log-format'] as Options['logFormat'] | undefined) ?? (isTty ? 'pretty' : 'json'),
+    logFormat:
+      (values['log-format'] as Options['logFormat'] | undefined) ?? (isTty ? 'pretty' : 'json'),
   };
   if (options.iface.length > 0 && !options.strategy.includes('explicit')) {
     const origin = sources.strategy ?? '--strategy';
@@ -212,6 +240,12 @@ export function settleOptions(
     );
   }
   return { options, envFileExtras, sources };
+}
+
+/** A bad value is a usage error (64) when it came from a flag, a configuration error (78) otherwise. */
+export function optionError(origin: string, problem: string): UsageError | ConfigError {
+  const line = `${origin}: ${problem}`;
+  return origin.startsWith('--') ? new UsageError(line) : new ConfigError(line);
 }
 
 function defaultEnvFile(cwd: string): string | null {

@@ -41,7 +41,8 @@ export function splitArgv(argv: readonly string[]): SplitArgv {
     }
     const equals = token.indexOf('=');
     const flag = token.startsWith('--') && equals > 0 ? token.slice(0, equals) : token;
-    const spec = optionForFlag(flag) ?? (command === 'init' && flag === '--out' ? outSpec : undefined);
+    const spec =
+      optionForFlag(flag) ?? (command === 'init' && flag === '--out' ? outSpec : undefined);
     if (spec === undefined) break;
     own.push(token);
     index += 1;

@@ -1,0 +1,142 @@
+/**
+ * The entry point (changesets' shape, STYLE.md §4): split, parse, settle,
+ * plan, then the command; one catch turns typed errors into the exit table of
+ * SPEC.md. Only bin/nccl-run.js turns the returned status into process exit.
+ */
+import { formatEnv } from '../env/format-env.js';
+import { NcclRunError } from '../errors.js';
+import { launch } from '../launch/launch.js';
+import { createLogger, type Logger } from '../log.js';
+import { makePlan, type Plan } from '../plan.js';
+import { runInit } from '../templates/init.js';
+import { type VerifyReport, verify } from '../verify/verify.js';
+import { packageVersion } from '../version.js';
+import { type Options, settleOptions } from './config.js';
+import { buildParser, parseOwnFlags } from './parser.js';
+import { explainJson, explainText, launchSummary } from './render.js';
+import { shellQuote } from './shell-quote.js';
+import { splitArgv } from './split-argv.js';
+
+/** EX_SOFTWARE (sysexits.h): a bug in nccl-run itself, never a user's mistake. */
+const EXIT_INTERNAL = 70;
+
+export async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  let logger: Logger | null = null;
+  let logFormat: Options['logFormat'] = 'pretty';
+  try {
+    if (argv[0] === '--get-yargs-completions') {
+      await buildParser().parseAsync([...argv]);
+      return 0;
+    }
+    const split = splitArgv(argv);
+    const flags = parseOwnFlags(split.own);
+    if (flags.help === true) {
+      process.stdout.write(`${await buildParser().getHelp()}\n`);
+      return 0;
+    }
+    if (flags.version === true) {
+      process.stdout.write(`${packageVersion()}\n`);
+      return 0;
+    }
+    if (split.command === 'completion') {
+      buildParser().showCompletionScript();
+      return 0;
+    }
+    if (split.command === 'init') {
+      return await runInit(
+        {
+          template: split.commandArgs[0],
+          out: (flags.out as string | undefined) ?? null,
+          force: flags.force === true,
+        },
+        process.stdout,
+      );
+    }
+
+    const settled = settleOptions(flags, env, process.cwd(), process.stderr.isTTY === true);
+    const { options } = settled;
+    logFormat = options.logFormat;
+    logger = await createLogger(options.logLevel, logFormat);
+    const plan = await makePlan(split.torchrun, settled, env);
+    for (const warning of plan.variables.warnings) logger.warn(warning);
+
+    switch (split.command) {
+      case 'explain':
+        process.stdout.write(
+          options.json ? `${JSON.stringify(explainJson(plan), null, 2)}\n` : explainText(plan),
+        );
+        return 0;
+      case 'env':
+        process.stdout.write(formatEnv(plan.variables.set, options.json ? 'json' : options.format));
+        return 0;
+      case 'check': {
+        const report = await runVerify(plan, options, logger, options.verify);
+        if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        return 0;
+      }
+      case 'run': {
+        logger.info(launchSummary(plan));
+        await runVerify(plan, options, logger, options.verify);
+        if (options.dryRun) {
+          process.stdout.write(formatEnv(plan.variables.set, 'shell'));
+          process.stdout.write(`${plan.command.map(shellQuote).join(' ')}\n`);
+          return 0;
+        }
+        return await launch(plan.command, plan.childEnv, logger);
+      }
+    }
+  } catch (error) {
+    return reportFailure(error, logger, logFormat);
+  }
+}
+
+function runVerify(
+  plan: Plan,
+  options: Options,
+  logger: Logger,
+  level: Options['verify'],
+): Promise<VerifyReport> {
+  return verify({
+    level,
+    decision: plan.decision,
+    job: plan.job,
+    facts: plan.facts,
+    routesToMaster: plan.routesToMaster,
+    timeoutMs: options.verifyTimeoutMs,
+    peers: plan.peers,
+    probePort: options.probePort,
+    logger,
+  });
+}
+
+/**
+ * One line on stderr, the exit status from the error's class. Details (an
+ * interface table, a trace) go into the JSON record, or as plain lines under
+ * a human-readable message.
+ */
+function reportFailure(
+  error: unknown,
+  logger: Logger | null,
+  logFormat: Options['logFormat'],
+): number {
+  if (error instanceof NcclRunError) {
+    const details = error.details.length > 0 ? error.details : undefined;
+    if (logger && logFormat === 'json') {
+      logger.error({ details }, error.message);
+      return error.exitCode;
+    }
+    if (logger) logger.error(error.message);
+    else process.stderr.write(`nccl-run: ${error.message}\n`);
+    if (logger === null || logger.isLevelEnabled('error')) {
+      for (const line of details ?? []) process.stderr.write(`  ${line}\n`);
+    }
+    return error.exitCode;
+  }
+  process.stderr.write(
+    `nccl-run: internal error (please report it): ${(error as Error)?.stack ?? String(error)}\n`,
+  );
+  return EXIT_INTERNAL;
+}

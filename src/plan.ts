@@ -1,0 +1,119 @@
+/**
+ * The data flow of one invocation, top to bottom (STYLE.md):
+ * job shape → host facts → master → decision → variables.
+ * Verification and launch happen in main, after whatever the command prints.
+ */
+import { isIP } from 'node:net';
+import { optionError, type Settled } from './cli/config.js';
+import { detectCluster } from './cluster/detect-cluster.js';
+import { expandHostlist } from './cluster/slurm-hostlist.js';
+import { exportVariables, type Variables } from './env/export-variables.js';
+import { readFactsFile } from './host/facts-file.js';
+import type { HostFacts, RouteAnswer } from './host/host-facts.js';
+import { readHostFacts } from './host/read-host-facts.js';
+import { routeTo } from './host/routes.js';
+import type { JobShape } from './job/job-shape.js';
+import { readJobShape } from './job/read-job-shape.js';
+import type { Decision, ResolveContext } from './resolve/decision.js';
+import { buildExcludes } from './resolve/excludes.js';
+import { resolveMaster } from './resolve/master.js';
+import { runChain } from './resolve/run-chain.js';
+import { settleFamily } from './resolve/settle-family.js';
+import { isSingleNode } from './resolve/single-node.js';
+
+export interface MasterInfo {
+  host: string;
+  addresses: string[];
+  port: number;
+  source: string;
+}
+
+export interface Plan {
+  job: JobShape;
+  facts: HostFacts;
+  master: MasterInfo | null;
+  context: ResolveContext;
+  routesToMaster: RouteAnswer[];
+  decision: Decision;
+  variables: Variables;
+  /** Hosts for --verify peers. */
+  peers: string[];
+  /** The launcher and torchrun's arguments, untouched. */
+  command: string[];
+  /** The child's whole environment. */
+  childEnv: Record<string, string>;
+}
+
+export async function makePlan(
+  torchrunArgv: readonly string[],
+  settled: Settled,
+  env: NodeJS.ProcessEnv,
+): Promise<Plan> {
+  const { options, envFileExtras } = settled;
+  // The env file's extra keys count as set by the user, below the process environment.
+  const userEnv = { ...envFileExtras, ...definedOnly(env) };
+
+  const cluster = detectCluster(options.cluster, userEnv);
+  const job = readJobShape(torchrunArgv, userEnv, cluster);
+  const facts = options.facts !== null ? readFactsFile(options.facts) : await readHostFacts();
+
+  const master = job.master && {
+    ...job.master,
+    addresses: await resolveMaster(job.master.host),
+  };
+  const masterAddresses = master?.addresses ?? [];
+  const family = settleFamily(options.family, masterAddresses);
+  const wanted = masterAddresses.filter((address) => isIP(address) === (family === 'ipv6' ? 6 : 4));
+  const routesToMaster =
+    wanted.length > 0 ? await routeTo(wanted, facts, options.facts === null) : [];
+
+  const context: ResolveContext = {
+    explicitInterfaces: options.iface,
+    userNcclIfname: options.force ? null : (userEnv.NCCL_SOCKET_IFNAME ?? null),
+    excludes: buildExcludes(options.exclude, options.noDefaultExcludes),
+    family,
+    master: master && { host: master.host, addresses: wanted },
+    singleNode: isSingleNode(job, masterAddresses, facts),
+    routesToMaster,
+  };
+  const decision = runChain(options.strategy, facts, context);
+  const variables = await exportVariables({
+    decision,
+    facts,
+    job,
+    env: userEnv,
+    force: options.force,
+    ncclDebug: options.ncclDebug,
+    ncclDebugSubsys: options.ncclDebugSubsys,
+    routesToMaster,
+    masterAddresses,
+  });
+
+  return {
+    job,
+    facts,
+    master,
+    context,
+    routesToMaster,
+    decision,
+    variables,
+    peers:
+      options.peers !== null ? expandPeers(options.peers, settled.sources.peers) : job.clusterPeers,
+    command: [...options.torchrun, ...torchrunArgv],
+    childEnv: { ...userEnv, ...variables.set },
+  };
+}
+
+function expandPeers(text: string, origin = '--peers'): string[] {
+  try {
+    return expandHostlist(text);
+  } catch (error) {
+    throw optionError(origin, `bad value '${text}': ${(error as Error).message}`);
+  }
+}
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}

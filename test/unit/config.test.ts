@@ -1,0 +1,150 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { settleOptions } from '../../src/cli/config.js';
+import { parseOwnFlags } from '../../src/cli/parser.js';
+import { ConfigError, UsageError } from '../../src/errors.js';
+
+const emptyDir = () => mkdtempSync(join(tmpdir(), 'nccl-run-config-'));
+
+function settle(own: string[], env: Record<string, string> = {}, cwd = emptyDir()) {
+  return settleOptions(parseOwnFlags(own), env, cwd, false);
+}
+
+describe('settleOptions: precedence flag > environment > env file > default', () => {
+  it('uses the defaults of SPEC "Options"', () => {
+    const { options } = settle([]);
+    expect(options).toMatchObject({
+      iface: [],
+      strategy: ['explicit', 'local', 'subnet', 'route', 'speed'],
+      family: 'auto',
+      verify: 'master',
+      verifyTimeoutMs: 60_000,
+      cluster: 'auto',
+      torchrun: ['torchrun'],
+      format: 'shell',
+      logLevel: 'info',
+      logFormat: 'json',
+      envFile: null,
+      force: false,
+      dryRun: false,
+    });
+  });
+
+  it('a flag beats the environment, which beats the env file', () => {
+    const dir = emptyDir();
+    writeFileSync(
+      join(dir, 'nccl-run.env'),
+      'NCCL_RUN_IFACE=from-file\nNCCL_RUN_VERIFY=none\nNCCL_RUN_FAMILY=ipv6\n',
+    );
+    const env = { NCCL_RUN_IFACE: 'from-env', NCCL_RUN_VERIFY: 'local' };
+    const { options, sources } = settle(['--iface', 'from-flag'], env, dir);
+    expect(options.iface).toEqual(['from-flag']);
+    expect(options.verify).toBe('local');
+    expect(options.family).toBe('ipv6');
+    expect(sources.iface).toBe('--iface');
+    expect(sources.verify).toBe('NCCL_RUN_VERIFY');
+    expect(sources.family).toMatch(/^NCCL_RUN_FAMILY in .*nccl-run\.env$/);
+  });
+
+  it('passes env-file keys that are not NCCL_RUN_* to torchrun', () => {
+    const dir = emptyDir();
+    writeFileSync(join(dir, 'nccl-run.env'), 'NCCL_IB_HCA=mlx5_0\nNCCL_RUN_VERIFY=none\n');
+    expect(settle([], {}, dir).envFileExtras).toEqual({ NCCL_IB_HCA: 'mlx5_0' });
+  });
+
+  it('reads --env-file and NCCL_RUN_ENV_FILE', () => {
+    const dir = emptyDir();
+    writeFileSync(join(dir, 'a.env'), 'NCCL_RUN_VERIFY=none\n');
+    expect(settle(['--env-file', join(dir, 'a.env')]).options.verify).toBe('none');
+    expect(settle([], { NCCL_RUN_ENV_FILE: join(dir, 'a.env') }).options.verify).toBe('none');
+  });
+
+  it('parses lists, durations, ports, booleans and the launcher words', () => {
+    const { options } = settle([
+      '--iface',
+      'ens3f0, ens3f1',
+      '--strategy',
+      'explicit,route,speed',
+      '--verify-timeout',
+      '1.5s',
+      '--probe-port',
+      '29501',
+      '--torchrun',
+      'python3 -m torch.distributed.run',
+      '--nccl-debug',
+      'info',
+    ]);
+    expect(options.iface).toEqual(['ens3f0', 'ens3f1']);
+    expect(options.strategy).toEqual(['explicit', 'route', 'speed']);
+    expect(options.verifyTimeoutMs).toBe(1500);
+    expect(options.probePort).toBe(29501);
+    expect(options.torchrun).toEqual(['python3', '-m', 'torch.distributed.run']);
+    expect(options.ncclDebug).toBe('INFO');
+    expect(settle([], { NCCL_RUN_FORCE: '1', NCCL_RUN_DRY_RUN: 'false' }).options).toMatchObject({
+      force: true,
+      dryRun: false,
+    });
+  });
+});
+
+// Every bad value: one line naming where it came from, the value and what is valid.
+const badFlags: [string[], RegExp][] = [
+  [
+    ['--strategy', 'explicit,fastest'],
+    /^--strategy: bad value 'explicit,fastest': unknown strategy 'fastest'; valid: explicit, local, subnet, route, speed$/,
+  ],
+  [['--strategy', 'route,route'], /strategy 'route' is listed twice/],
+  [['--verify', 'all'], /^--verify: bad value 'all': expected one of none, local, master, peers$/],
+  [
+    ['--verify-timeout', '5x'],
+    /^--verify-timeout: bad value '5x': expected a duration such as 500ms, 30s, 2m$/,
+  ],
+  [['--probe-port', '70000'], /^--probe-port: bad value '70000': expected a port number 1-65535$/],
+  [['--probe-port', '0'], /expected a port number 1-65535/],
+  [['--family', 'inet'], /^--family: bad value 'inet': expected one of auto, ipv4, ipv6$/],
+  [['--cluster', 'pbs'], /^--cluster: bad value 'pbs': expected one of auto, slurm, k8s, none$/],
+  [['--log-level', 'loud'], /^--log-level: bad value 'loud'/],
+  [
+    ['--env-file', '/nonexistent/x.env'],
+    /^--env-file: cannot read '\/nonexistent\/x.env' \(ENOENT\)/,
+  ],
+  [['--iface'], /^--iface: missing value$/],
+];
+
+describe('settleOptions: bad flags are usage errors (64)', () => {
+  it.each(badFlags)('%j', (own, message) => {
+    const attempt = () => settle(own);
+    expect(attempt).toThrow(UsageError);
+    expect(attempt).toThrow(message);
+  });
+});
+
+describe('settleOptions: bad variables and env files are configuration errors (78)', () => {
+  it('names the variable', () => {
+    const attempt = () => settle([], { NCCL_RUN_VERIFY_TIMEOUT: 'soon' });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/^NCCL_RUN_VERIFY_TIMEOUT: bad value 'soon': expected a duration/);
+  });
+
+  it('rejects an unknown NCCL_RUN_ variable, a typo that would do nothing', () => {
+    expect(() => settle([], { NCCL_RUN_IFAEC: 'eth0' })).toThrow(
+      /^NCCL_RUN_IFAEC in the environment is not a nccl-run setting; valid: NCCL_RUN_IFACE/,
+    );
+  });
+
+  it('names the env file for a bad entry in it', () => {
+    const dir = emptyDir();
+    writeFileSync(join(dir, 'nccl-run.env'), 'NCCL_RUN_PROBE_PORT=http\n');
+    expect(() => settle([], {}, dir)).toThrow(
+      /^NCCL_RUN_PROBE_PORT in .*nccl-run\.env: bad value 'http': expected a port number/,
+    );
+  });
+
+  it('refuses --iface with a chain that cannot use it', () => {
+    expect(() => settle([], { NCCL_RUN_IFACE: 'eth0', NCCL_RUN_STRATEGY: 'route' })).toThrow(
+      ConfigError,
+    );
+  });
+});
