@@ -1,10 +1,50 @@
-import type { Logger } from '../log.js';
-
 /**
- * SPEC "Launch": runs the command without a shell, stdio inherited, forwards
- * signals once each, waits for it, and returns its exit status (128 + N for
- * a signal death). LauncherError 127/126 when it cannot start.
+ * SPEC "Launch", read as a procedure (tini's main): start the launcher
+ * without a shell, relay signals, wait for it, and turn how it ended into
+ * nccl-run's exit status. nccl-run never exits before the launcher does.
  */
-export async function launch(_command: readonly string[], _env: NodeJS.ProcessEnv, _logger: Logger): Promise<number> {
-  throw new Error('launch: not implemented yet');
+
+import { EXIT, LauncherError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { exitStatus } from './exit-status.js';
+import { forwardSignals } from './forward-signals.js';
+
+export async function launch(
+  command: readonly string[],
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): Promise<number> {
+  const [file, ...args] = command;
+  if (file === undefined || file === '') {
+    throw new LauncherError(
+      'the launcher command is empty: give one with --torchrun, e.g. torchrun',
+      EXIT.notFound,
+    );
+  }
+  logger.debug({ command }, 'starting the launcher');
+  const { launcher } = await start(file, args, env);
+  const stopForwarding = forwardSignals(launcher, logger);
+  try {
+    return exitStatus(await launcher, file, env);
+  } finally {
+    stopForwarding();
+  }
+}
+
+async function start(file: string, args: string[], env: NodeJS.ProcessEnv) {
+  // Loaded here, not at the top: only a launch needs execa, and explain, env and
+  // check start faster without it (scripts/bench.js measures the import).
+  const { execa } = await import('execa');
+  const launcher = execa(file, args, {
+    env,
+    // SPEC "What it exports": the launcher sees exactly the environment built for it.
+    extendEnv: false,
+    stdio: 'inherit',
+    // A status, not an exception: every way the launcher ends maps to an exit code.
+    reject: false,
+    // A launcher that ignores SIGTERM is its own business: nccl-run only relays and waits.
+    forceKillAfterDelay: false,
+  });
+  // Wrapped: the subprocess is a thenable, which returning it bare would await.
+  return { launcher };
 }
