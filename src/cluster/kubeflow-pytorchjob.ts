@@ -1,0 +1,84 @@
+/**
+ * What Kubeflow's training operator tells a PyTorchJob pod
+ * (kubeflow/training-operator pkg/controller.v1/pytorch: envvar.go, master.go,
+ * elastic.go), and which of it torchrun already reads.
+ *
+ * With a Master replica the operator sets, on every pod:
+ *   MASTER_ADDR=<job>-master-0   MASTER_PORT=<the "pytorchjob-port" port, 23456 by default>
+ *   WORLD_SIZE=<replicas × nproc>  RANK=<0 on the master, worker index + 1 on workers>
+ *   PET_NPROC_PER_NODE  PET_NODE_RANK (= RANK)  PET_NNODES=<all replicas>
+ * With an elasticPolicy: PET_RDZV_ENDPOINT=<job>-worker-0:<port>, PET_RDZV_BACKEND
+ * (c10d), PET_NNODES=<min:max or the worker replicas>, PET_MAX_RESTARTS, ...
+ *
+ * torchrun reads every PET_<DEST> as the default of its own --<dest>
+ * (torch/distributed/argparse_util.py `env`), so PET_NNODES, PET_NODE_RANK and
+ * PET_RDZV_ENDPOINT need no help. It does not read MASTER_ADDR/MASTER_PORT
+ * (its --master-addr defaults to 127.0.0.1): those are what nccl-run maps to
+ * PET_MASTER_ADDR/PET_MASTER_PORT. Operators before PET_NNODES existed set
+ * only WORLD_SIZE and RANK, counting pods: with no PET_NPROC_PER_NODE they are
+ * the node count and node rank.
+ */
+import { ConfigError } from '../errors.js';
+import type { ClusterInfo } from '../job/job-shape.js';
+import { readEnvInteger } from './env-integer.js';
+
+const MAX_NODES = 65_536;
+/** Any of these in a pod of a Kubernetes cluster is taken as a PyTorchJob. */
+export const PYTORCHJOB_MARKERS = [
+  'MASTER_ADDR',
+  'PET_NNODES',
+  'PET_NODE_RANK',
+  'PET_RDZV_ENDPOINT',
+];
+
+export function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
+  if (!PYTORCHJOB_MARKERS.some((name) => (env[name] ?? '').trim() !== '')) {
+    throw new ConfigError(
+      `--cluster k8s: none of ${PYTORCHJOB_MARKERS.join(', ')} is set, so this is not a Kubeflow PyTorchJob pod; use --cluster auto or none`,
+    );
+  }
+  const masterHost = env.MASTER_ADDR?.trim() || null;
+  const masterPort = readEnvInteger(env, 'MASTER_PORT', 1, 65_535);
+  const podCounting = (env.PET_NPROC_PER_NODE ?? '').trim() === '';
+
+  const nnodes =
+    readNodeCount(env) ?? (podCounting ? readEnvInteger(env, 'WORLD_SIZE', 1, MAX_NODES) : null);
+  const rankName =
+    podCounting && (env.PET_NODE_RANK ?? '').trim() === '' ? 'RANK' : 'PET_NODE_RANK';
+  const nodeRank = readEnvInteger(env, rankName, 0, MAX_NODES - 1);
+  if (nodeRank !== null && nnodes !== null && nodeRank >= nnodes) {
+    throw new ConfigError(
+      `${rankName}: bad value '${nodeRank}': the job has ${nnodes} nodes, so it must be 0-${nnodes - 1}`,
+    );
+  }
+
+  return {
+    kind: 'k8s',
+    masterHost,
+    masterPort,
+    nnodes,
+    nodeRank,
+    peers: replicaServices(masterHost, nnodes),
+  };
+}
+
+/** PET_NNODES as a count; null when unset or elastic (`MIN:MAX`, which torchrun reads itself). */
+function readNodeCount(env: NodeJS.ProcessEnv): number | null {
+  const raw = env.PET_NNODES?.trim() ?? '';
+  if (/^\d+:\d+$/.test(raw)) return null;
+  return readEnvInteger(env, 'PET_NNODES', 1, MAX_NODES);
+}
+
+/**
+ * The operator gives every replica a headless Service named like its pod,
+ * <job>-<master|worker>-<index> (common job controller, GenGeneralName), so a
+ * job with a master and n-1 workers is reachable at those names.
+ */
+function replicaServices(masterHost: string | null, nnodes: number | null): string[] {
+  const job = masterHost?.match(/^(.+)-master-0$/)?.[1];
+  if (job === undefined || nnodes === null) return [];
+  return [
+    masterHost as string,
+    ...Array.from({ length: nnodes - 1 }, (_, i) => `${job}-worker-${i}`),
+  ];
+}
