@@ -1,0 +1,97 @@
+/**
+ * `--verify local`: the chosen interface is up and still holds the chosen
+ * address, and the kernel's route to the master leaves through it. A route
+ * through another interface is a warning, not a failure: the rendezvous may
+ * still work, but NCCL's and Gloo's traffic to the master's node would take
+ * another path than the one the variables name.
+ */
+import { BlockList, isIP } from 'node:net';
+import type { HostFacts, InterfaceFacts, RouteAnswer, RouteEntry } from '../host/host-facts.js';
+import type { Decision } from '../resolve/decision.js';
+import type { ReachFailure } from './reach-error.js';
+
+export type LocalOutcome =
+  | { ok: true; iface: InterfaceFacts; warnings: string[] }
+  | ({ ok: false; message: string; warnings: string[] } & ReachFailure);
+
+export function checkLocal(
+  facts: HostFacts,
+  decision: Decision,
+  routesToMaster: readonly RouteAnswer[],
+): LocalOutcome {
+  const iface = facts.interfaces.find((candidate) => candidate.name === decision.interface);
+  if (iface === undefined) {
+    return fail(
+      `the chosen interface ${decision.interface} does not exist on this host`,
+      'address not available',
+    );
+  }
+  if (!isUp(iface)) {
+    const state = `operstate ${iface.operstate ?? 'unreadable'}, carrier ${iface.carrier ?? 'unreadable'}`;
+    return fail(`the chosen interface ${iface.name} is not up (${state})`, 'unreachable');
+  }
+  const held = iface.addresses.find((entry) => entry.address === decision.address);
+  if (held === undefined || held.family !== decision.family) {
+    const holds = iface.addresses.map((entry) => entry.address).join(', ') || 'no address';
+    return fail(
+      `the chosen interface ${iface.name} does not hold the chosen ${decision.family} address ${decision.address} (it holds ${holds})`,
+      'address not available',
+    );
+  }
+  return {
+    ok: true,
+    iface,
+    warnings: routesToMaster.flatMap((route) => routeWarning(route, facts, iface)),
+  };
+}
+
+/**
+ * Up as the kernel reports it (Documentation/networking/operstates.rst):
+ * "up", or "unknown" for drivers that do not track it (lo, tun), unless
+ * the carrier is known to be missing.
+ */
+export function isUp(iface: InterfaceFacts): boolean {
+  return iface.operstate === 'up' || (iface.operstate === 'unknown' && iface.carrier !== false);
+}
+
+function routeWarning(route: RouteAnswer, facts: HostFacts, chosen: InterfaceFacts): string[] {
+  if (route.type === 'local') {
+    // The master is this host; its address's owner is the interface peers reach it on (SPEC `route`).
+    const owner = facts.interfaces.find((iface) =>
+      iface.addresses.some((a) => a.address === route.destination),
+    );
+    if (owner === undefined || owner.name === chosen.name) return [];
+    return [
+      `the master address ${route.destination} belongs to ${owner.name}, not to the chosen ${chosen.name}: workers reach this node on ${owner.name} while NCCL and Gloo use ${chosen.name}`,
+    ];
+  }
+  if (route.interface === chosen.name) return [];
+  const overlapping = routesCovering(route.destination, facts.routes);
+  const listed =
+    overlapping.length > 0
+      ? overlapping.map(routeText).join('; ')
+      : 'none in the routing table read';
+  return [
+    `the route to the master ${route.destination} leaves through ${route.interface}, not the chosen ${chosen.name}; routes covering it: ${listed}`,
+  ];
+}
+
+/** Every route whose prefix holds the address: the one the kernel picked and those it passed over. */
+export function routesCovering(address: string, routes: readonly RouteEntry[]): RouteEntry[] {
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  return routes.filter((route) => {
+    if (route.family !== family || isIP(route.destination) === 0) return false;
+    const prefix = new BlockList();
+    prefix.addSubnet(route.destination, route.prefixLength, route.family);
+    return prefix.check(address, family);
+  });
+}
+
+function routeText(route: RouteEntry): string {
+  const via = route.gateway ? ` via ${route.gateway}` : '';
+  return `${route.destination}/${route.prefixLength}${via} dev ${route.interface} metric ${route.metric}`;
+}
+
+function fail(message: string, error: ReachFailure['error']): LocalOutcome {
+  return { ok: false, message, warnings: [], error, detail: message };
+}

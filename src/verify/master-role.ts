@@ -1,0 +1,66 @@
+/**
+ * Which side of the rendezvous this node is on. The node whose addresses
+ * include the endpoint's runs torchrun's TCPStore: c10d's
+ * `_matches_machine_hostname` (torch/distributed/elastic/rendezvous/utils.py)
+ * compares the endpoint with this machine's names and addresses; for the
+ * static backend, rank 0 hosts the store whatever address the others dial.
+ */
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { UnresolvableMasterError } from '../errors.js';
+import type { Family, HostFacts } from '../host/host-facts.js';
+import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
+
+export type MasterRole =
+  /** This node runs the store: bind-check `address` (null: only the wildcard, see below). */
+  | { role: 'store host'; address: string | null; warning: string | null }
+  | { role: 'worker'; address: string };
+
+export async function masterRole(
+  job: JobShape,
+  master: RendezvousEndpoint,
+  resolved: readonly string[] | undefined,
+  facts: HostFacts,
+  family: Family,
+): Promise<MasterRole> {
+  const all = resolved ?? (await resolve(master.host));
+  const wanted = all.filter((address) => isIP(address) === (family === 'ipv6' ? 6 : 4));
+  const [first] = wanted;
+  if (first === undefined) {
+    throw new UnresolvableMasterError(
+      `the master ${master.host} has no ${family} address (it resolves to ${all.join(', ') || 'nothing'})`,
+    );
+  }
+  const own = new Set(
+    facts.interfaces.flatMap((iface) => iface.addresses.map((entry) => entry.address)),
+  );
+  // Like _matches_machine_hostname, any loopback address is this machine.
+  const ownMaster = wanted.find((address) => own.has(address) || isLoopback(address));
+  if (ownMaster !== undefined) return { role: 'store host', address: ownMaster, warning: null };
+  if (job.rdzvBackend === 'static' && job.nodeRank?.value === 0) {
+    return {
+      role: 'store host',
+      address: null,
+      warning: `this node has rank 0 and will host torchrun's store, but the master address ${master.host} (${wanted.join(', ')}) is not one of its addresses: workers will dial another host unless it forwards (a Kubernetes service does)`,
+    };
+  }
+  return { role: 'worker', address: first };
+}
+
+async function resolve(host: string): Promise<string[]> {
+  if (isIP(host) !== 0) return [host];
+  try {
+    return (await lookup(host, { all: true })).map((entry) => entry.address);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UnresolvableMasterError(`the master's name ${host} does not resolve (${code})`);
+  }
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+function isLoopback(address: string): boolean {
+  return LOOPBACK.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+}
