@@ -1,0 +1,58 @@
+/**
+ * NCCL_SOCKET_IFNAME as NCCL reads it (src/misc/socket.cc findInterfaces,
+ * src/misc/utils.cc parseStringList / matchIfList):
+ * - a leading `^` inverts the list, then a leading `=` makes matches exact
+ *   (so `^=docker0` excludes exactly docker0; `=^` is not the same);
+ * - entries are comma separated, empty entries are dropped;
+ * - `name:port` keeps name and reads port like atoi; socket interfaces are
+ *   matched with port -1, so the port never restricts an interface name;
+ * - without `=`, an entry matches every interface whose name starts with it;
+ * - an empty list matches every interface, so a bare `^` matches none.
+ */
+export interface NcclIfname {
+  mode: 'include' | 'exclude';
+  exact: boolean;
+  names: { name: string; port?: number }[];
+}
+
+/** NCCL's MAX_IFS: parseStringList stops after this many entries. */
+const MAX_IFS = 16;
+
+/** NCCL ignores a NCCL_SOCKET_IFNAME of one character or none (ncclFindInterfaces: strlen(env) > 1). */
+export function ncclHonoursIfname(value: string): boolean {
+  return value.length > 1;
+}
+
+export function parseNcclIfname(value: string): NcclIfname {
+  let rest = value;
+  const exclude = rest.startsWith('^');
+  if (exclude) rest = rest.slice(1);
+  const exact = rest.startsWith('=');
+  if (exact) rest = rest.slice(1);
+  // parseStringList itself skips one more leading `^` or `=`.
+  if (rest.startsWith('^') || rest.startsWith('=')) rest = rest.slice(1);
+
+  const names: NcclIfname['names'] = [];
+  for (const entry of rest.split(',')) {
+    if (names.length === MAX_IFS) break;
+    const colon = entry.indexOf(':');
+    const name = colon === -1 ? entry : entry.slice(0, colon);
+    if (name === '') continue;
+    names.push(colon === -1 ? { name } : { name, port: atoi(entry.slice(colon + 1)) });
+  }
+  return { mode: exclude ? 'exclude' : 'include', exact, names };
+}
+
+/** C's atoi: leading blanks, an optional sign, digits; 0 when there are none. */
+function atoi(text: string): number {
+  const match = /^\s*([+-]?\d+)/.exec(text);
+  return match?.[1] ? Number.parseInt(match[1], 10) : 0;
+}
+
+/** Whether NCCL would consider this interface name (matchIfList(...) ^ searchNot). */
+export function ncclIfnameMatches(parsed: NcclIfname, ifname: string): boolean {
+  const listed =
+    parsed.names.length === 0 ||
+    parsed.names.some(({ name }) => (parsed.exact ? ifname === name : ifname.startsWith(name)));
+  return parsed.mode === 'exclude' ? !listed : listed;
+}

@@ -1,0 +1,17 @@
+import type { HostFacts } from '../host/host-facts.js';
+import type { JobShape } from '../job/job-shape.js';
+import { isLoopbackAddress, sameAddress } from './ip-prefix.js';
+
+/**
+ * SPEC `local`: --standalone, or at most one node with no master other than
+ * loopback or this host's own addresses. An elastic range that may grow past
+ * one node (--nnodes 1:2) is not single-node: a peer could join.
+ */
+export function isSingleNode(job: JobShape, masterAddresses: string[], facts: HostFacts): boolean {
+  if (job.standalone) return true;
+  if (job.nnodes.max !== 1) return false;
+  const own = facts.interfaces.flatMap((iface) => iface.addresses.map((a) => a.address));
+  return masterAddresses.every(
+    (master) => isLoopbackAddress(master) || own.some((address) => sameAddress(address, master)),
+  );
+}

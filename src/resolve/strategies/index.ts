@@ -1,0 +1,29 @@
+import type { Strategy, StrategyName } from '../decision.js';
+import { explicit } from './explicit.js';
+import { local } from './local.js';
+import { route } from './route.js';
+import { speed } from './speed.js';
+import { subnet } from './subnet.js';
+
+/** Every strategy by the name --strategy uses. */
+export const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = {
+  explicit,
+  local,
+  subnet,
+  route,
+  speed,
+};
+
+/**
+ * The default chain (SPEC --strategy): what the user said beats everything;
+ * a single-node job stays on loopback; then the network the master is on,
+ * then the kernel's route to it, and only with no master to go by the
+ * fastest interface. Once one picks, the later ones are not consulted.
+ */
+export const DEFAULT_CHAIN: readonly StrategyName[] = [
+  'explicit',
+  'local',
+  'subnet',
+  'route',
+  'speed',
+];

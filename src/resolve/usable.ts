@@ -1,0 +1,61 @@
+/**
+ * SPEC "Usable": up, and holding an address of the wanted family that is not
+ * loopback and not link-local; bond members never (their bond is).
+ */
+import type { Family, InterfaceAddress, InterfaceFacts } from '../host/host-facts.js';
+import { familyLabel, isLinkLocalAddress, isLoopbackAddress } from './ip-prefix.js';
+
+/**
+ * NCCL only takes interfaces with IFF_RUNNING (socket.cc findInterfaces), which
+ * the kernel sets for an admin-up link whose operstate is UP or UNKNOWN
+ * (netif_oper_up). Loopback, bridges and many virtual links report "unknown"
+ * for ever, so "unknown" counts as up unless the carrier says there is no link.
+ * A snapshot without operstate falls back to the carrier alone.
+ */
+export function isUp(iface: InterfaceFacts): boolean {
+  if (iface.operstate === 'up') return true;
+  if (iface.operstate === 'unknown') return iface.carrier !== false;
+  return iface.operstate === null && iface.carrier === true;
+}
+
+/** Why the link is not up, e.g. "down", "down (no carrier)", "down (operstate lowerlayerdown)". */
+function downReason(iface: InterfaceFacts): string {
+  if (iface.operstate === 'down') return iface.carrier === false ? 'down (no carrier)' : 'down';
+  if (iface.operstate === 'unknown' || iface.operstate === null) return 'down (no carrier)';
+  return `down (operstate ${iface.operstate})`;
+}
+
+/** An address another node could reach: neither loopback nor link-local, judged by value and scope. */
+export function isRoutableAddress(address: InterfaceAddress): boolean {
+  return (
+    address.scope === 'global' &&
+    !isLoopbackAddress(address.address) &&
+    !isLinkLocalAddress(address.address)
+  );
+}
+
+/** Every usable address of the family, in the order the interface lists them. */
+export function usableAddresses(iface: InterfaceFacts, family: Family): InterfaceAddress[] {
+  if (unusableReason(iface, family) !== null) return [];
+  return iface.addresses.filter((a) => a.family === family && isRoutableAddress(a));
+}
+
+export function usableAddress(iface: InterfaceFacts, family: Family): InterfaceAddress | null {
+  return usableAddresses(iface, family)[0] ?? null;
+}
+
+/**
+ * Why the interface cannot carry the job, as a phrase that reads after its
+ * name ("ens2f0: down (no carrier)"); null when it is usable.
+ */
+export function unusableReason(iface: InterfaceFacts, family: Family): string | null {
+  if (iface.kind === 'bond-member') return `bond member of ${iface.master ?? 'a bond'}`;
+  if (iface.kind === 'loopback') return 'loopback';
+  if (!isUp(iface)) return downReason(iface);
+  const ofFamily = iface.addresses.filter((a) => a.family === family);
+  if (ofFamily.length === 0) return `no ${familyLabel(family)} address`;
+  if (ofFamily.some(isRoutableAddress)) return null;
+  if (ofFamily.every((a) => a.scope === 'link' || isLinkLocalAddress(a.address)))
+    return 'link-local only';
+  return `no usable ${familyLabel(family)} address (loopback or link-local only)`;
+}
