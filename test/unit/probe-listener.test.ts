@@ -1,0 +1,165 @@
+/**
+ * The probe listener and dialer over real loopback sockets: what a stranger
+ * can do to the listener (garbage, an overlong line, silence, too many
+ * connections, another job's token) costs it a connection, never itself.
+ */
+import { connect, createServer, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { dialOnce } from '../../src/verify/probe-dial.js';
+import { type ProbeListener, startProbeListener } from '../../src/verify/probe-listener.js';
+import type { Hello } from '../../src/verify/probe-protocol.js';
+
+const TOKEN = '0123456789abcdef0123456789abcdef';
+const OTHER_TOKEN = 'fedcba9876543210fedcba9876543210';
+const HOST = '127.0.0.1';
+let port = 0;
+let listener: ProbeListener | null = null;
+const hellos: { hello: Hello; seen: string }[] = [];
+
+async function listen(options: { maxConnections?: number; idleMs?: number } = {}): Promise<void> {
+  port = await freePort();
+  hellos.length = 0;
+  listener = await startProbeListener({
+    address: HOST,
+    port,
+    token: TOKEN,
+    maxConnections: options.maxConnections ?? 8,
+    idleMs: options.idleMs ?? 300,
+    onHello: (hello, seen) => hellos.push({ hello, seen }),
+  });
+}
+
+/** Connects, writes, and reports how the listener ended the connection and what it said. */
+function exchange(payload: Buffer | null): Promise<{ answer: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket: Socket = connect({ host: HOST, port });
+    let answer = '';
+    const guard = setTimeout(() => reject(new Error('listener kept the connection open')), 3_000);
+    socket.on('connect', () => {
+      if (payload) socket.write(payload);
+    });
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(guard);
+      resolve({ answer, closedAfterMs: performance.now() - started });
+    });
+  });
+}
+
+/** A port the kernel just handed out, free again: startProbeListener binds a fixed port. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, HOST, () => {
+      const { port: bound } = server.address() as { port: number };
+      server.close(() => resolve(bound));
+    });
+  });
+}
+
+const hello = (token: string) =>
+  Buffer.from(`${JSON.stringify({ v: 1, kind: 'hello', token, peer: 'node2', address: HOST })}\n`);
+
+afterEach(async () => {
+  await listener?.close();
+  listener = null;
+});
+
+describe('probe listener', () => {
+  it('welcomes a hello of its job, says which source it saw, and reports it', async () => {
+    await listen();
+    const { answer } = await exchange(hello(TOKEN));
+    expect(JSON.parse(answer)).toEqual({ v: 1, kind: 'welcome', token: TOKEN, seen: HOST });
+    expect(hellos).toEqual([
+      { hello: expect.objectContaining({ peer: 'node2', address: HOST }), seen: HOST },
+    ]);
+  });
+
+  it("rejects another job's token without counting it", async () => {
+    await listen();
+    const { answer } = await exchange(hello(OTHER_TOKEN));
+    expect(JSON.parse(answer)).toEqual({ v: 1, kind: 'reject', reason: 'token' });
+    expect(hellos).toEqual([]);
+  });
+
+  it('hangs up on garbage, an overlong line and silence, and still answers afterwards', async () => {
+    await listen({ idleMs: 300 });
+    const garbage = await exchange(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+    const overlong = await exchange(Buffer.alloc(4096, 0x41));
+    const silent = await exchange(null);
+    const aWelcomeAsHttp = await exchange(
+      Buffer.from(`${JSON.stringify({ v: 1, kind: 'welcome', token: TOKEN, seen: HOST })}\n`),
+    );
+    for (const dropped of [garbage, overlong, aWelcomeAsHttp]) expect(dropped.answer).toBe('');
+    expect(silent.answer).toBe('');
+    expect(silent.closedAfterMs).toBeGreaterThanOrEqual(250);
+    expect(JSON.parse((await exchange(hello(TOKEN))).answer)).toMatchObject({ kind: 'welcome' });
+    expect(hellos).toHaveLength(1);
+  });
+
+  it('sheds connections beyond its cap', async () => {
+    await listen({ maxConnections: 2, idleMs: 2_000 });
+    const held = [connect({ host: HOST, port }), connect({ host: HOST, port })];
+    await Promise.all(
+      held.map((socket) => new Promise((resolve) => socket.once('connect', resolve))),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const shed = await exchange(hello(TOKEN));
+    expect(shed.answer).toBe('');
+    for (const socket of held) socket.destroy();
+  });
+
+  it('closes its connections when the check ends', async () => {
+    await listen({ idleMs: 10_000 });
+    const closed = exchange(null);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await listener?.close();
+    listener = null;
+    expect((await closed).closedAfterMs).toBeLessThan(2_000);
+  });
+});
+
+describe('probe dial', () => {
+  it('reaches a listener and learns the source address it saw', async () => {
+    await listen();
+    const outcome = await dialOnce({
+      target: { address: HOST, port },
+      localAddress: HOST,
+      token: TOKEN,
+      selfName: 'node2',
+      attemptMs: 2_000,
+    });
+    expect(outcome).toEqual({ ok: true, seen: HOST });
+  });
+
+  it('tells another job, a refusal and a port that does not speak the probe apart', async () => {
+    await listen();
+    const dial = (token: string, target = port) =>
+      dialOnce({
+        target: { address: HOST, port: target },
+        localAddress: HOST,
+        token,
+        selfName: 'n',
+        attemptMs: 1_000,
+      });
+    expect(await dial(OTHER_TOKEN)).toMatchObject({ ok: false, error: 'other job' });
+    await listener?.close();
+    listener = null;
+    expect(await dial(TOKEN)).toMatchObject({
+      ok: false,
+      error: 'refused',
+      detail: 'ECONNREFUSED',
+    });
+
+    const mute = createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.2\r\n'));
+    await new Promise<void>((resolve) => mute.listen(port, HOST, resolve));
+    try {
+      expect(await dial(TOKEN)).toMatchObject({ ok: false, error: 'no handshake' });
+    } finally {
+      mute.close();
+    }
+  });
+});

@@ -1,0 +1,160 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  encodeMessage,
+  MAX_MESSAGE_BYTES,
+  MessageReader,
+  type ProbeMessage,
+  type ReadOutcome,
+} from '../../src/verify/probe-protocol.js';
+
+const token = fc.stringMatching(/^[0-9a-f]{32}$/);
+const address = fc.oneof(fc.ipV4(), fc.ipV6());
+const peerName = fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' });
+
+const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
+  fc.record({
+    v: fc.constant(1 as const),
+    kind: fc.constant('hello' as const),
+    token,
+    peer: peerName,
+    address,
+  }),
+  fc.record({
+    v: fc.constant(1 as const),
+    kind: fc.constant('welcome' as const),
+    token,
+    seen: address,
+  }),
+  fc.record({
+    v: fc.constant(1 as const),
+    kind: fc.constant('reject' as const),
+    reason: fc.constant('token' as const),
+  }),
+);
+
+function readAll(chunks: Uint8Array[]): { outcomes: ReadOutcome[]; reader: MessageReader } {
+  const reader = new MessageReader();
+  return { outcomes: chunks.flatMap((chunk) => reader.push(chunk)), reader };
+}
+
+function splitAt(bytes: Buffer, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let from = 0;
+  for (const point of points) {
+    chunks.push(bytes.subarray(from, point));
+    from = point;
+  }
+  chunks.push(bytes.subarray(from));
+  return chunks;
+}
+
+describe('probe message decoder', () => {
+  it('decodes every valid message, split at every byte boundary', () => {
+    fc.assert(
+      fc.property(message, (sent) => {
+        const bytes = encodeMessage(sent);
+        for (let cut = 0; cut <= bytes.length; cut += 1) {
+          const { outcomes } = readAll([bytes.subarray(0, cut), bytes.subarray(cut)]);
+          expect(outcomes).toEqual([{ kind: 'message', message: sent }]);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('decodes a stream of valid messages whatever the chunking', () => {
+    fc.assert(
+      fc.property(
+        fc.array(message, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat()),
+        (sent, cuts) => {
+          const bytes = Buffer.concat(sent.map(encodeMessage));
+          const { outcomes } = readAll(splitAt(bytes, cuts));
+          expect(outcomes).toEqual(sent.map((m) => ({ kind: 'message', message: m })));
+        },
+      ),
+    );
+  });
+
+  it('never throws on garbage, and yields only valid messages or one invalid outcome, last', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 700 }), { maxLength: 6 }), (chunks) => {
+        const { outcomes } = readAll(chunks);
+        const invalid = outcomes.findIndex((outcome) => outcome.kind === 'invalid');
+        if (invalid !== -1) expect(invalid).toBe(outcomes.length - 1);
+        for (const outcome of outcomes) {
+          if (outcome.kind === 'message')
+            expect(() => encodeMessage(outcome.message)).not.toThrow();
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('holds a truncated message without yielding anything', () => {
+    fc.assert(
+      fc.property(message, fc.nat(), (sent, cut) => {
+        const bytes = encodeMessage(sent);
+        const { outcomes, reader } = readAll([bytes.subarray(0, cut % bytes.length)]);
+        expect(outcomes).toEqual([]);
+        expect(reader.partialBytes).toBe(cut % bytes.length);
+      }),
+    );
+  });
+
+  it('rejects an oversized line as soon as it passes the limit, before any newline', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: MAX_MESSAGE_BYTES, max: 4 * MAX_MESSAGE_BYTES }),
+        fc.array(fc.nat()),
+        (size, cuts) => {
+          const bytes = Buffer.alloc(size, 'a'.charCodeAt(0));
+          const { outcomes } = readAll(splitAt(bytes, cuts));
+          expect(outcomes).toEqual([
+            { kind: 'invalid', reason: `message longer than ${MAX_MESSAGE_BYTES - 1} bytes` },
+          ]);
+        },
+      ),
+    );
+  });
+
+  it('rejects, and stops reading after, a line that is not a probe message', () => {
+    const cases: [string, string][] = [
+      ['{"v":1,"kind":"hello"}\n', 'not a probe message'],
+      ['{"v":2,"kind":"reject","reason":"token"}\n', 'not a probe message'],
+      ['{"v":1,"kind":"reject","reason":"token","extra":1}\n', 'not a probe message'],
+      [
+        '{"v":1,"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n',
+        'not a probe message',
+      ],
+      ['{"__proto__":{"v":1},"kind":"reject","reason":"token"}\n', 'not a probe message'],
+      ['[1,2,3]\n', 'not a probe message'],
+      ['{not json\n', 'not JSON'],
+    ];
+    for (const [line, reason] of cases) {
+      const reader = new MessageReader();
+      const outcomes = reader.push(
+        Buffer.from(`${line}{"v":1,"kind":"reject","reason":"token"}\n`),
+      );
+      expect(outcomes).toHaveLength(1);
+      expect(outcomes[0]).toMatchObject({ kind: 'invalid' });
+      expect((outcomes[0] as { reason: string }).reason).toContain(reason);
+    }
+    const badUtf8 = new MessageReader().push(Buffer.from([0x22, 0xff, 0xfe, 0x22, 0x0a]));
+    expect(badUtf8).toEqual([{ kind: 'invalid', reason: 'not UTF-8' }]);
+  });
+
+  it('refuses to encode a message that would not fit', () => {
+    expect(() =>
+      encodeMessage({
+        v: 1,
+        kind: 'hello',
+        token: 'a'.repeat(32),
+        peer: 'é'.repeat(250),
+        address: '2001:db8::1',
+      }),
+    ).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,300 @@
+/**
+ * The master checks over real loopback sockets: the store port bind on the
+ * master node, and the worker's connect with backoff and progress lines.
+ */
+import { createServer, type Server } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EXIT, UnresolvableMasterError } from '../../src/errors.js';
+import type { HostFacts } from '../../src/host/host-facts.js';
+import type { JobShape } from '../../src/job/job-shape.js';
+import { checkStorePort } from '../../src/verify/check-store-port.js';
+import { deadlineIn } from '../../src/verify/clock.js';
+import { masterRole } from '../../src/verify/master-role.js';
+import { VerificationFailedError, type VerifyInput, verify } from '../../src/verify/verify.js';
+import { waitForEndpoint } from '../../src/verify/wait-for-endpoint.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(
+    servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))),
+  );
+});
+
+function hold(host: string, port: number): Promise<void> {
+  const server = createServer((socket) => socket.destroy());
+  servers.push(server);
+  return new Promise((resolve) => server.listen(port, host, () => resolve()));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function capturingLogger(): { logger: pino.Logger; lines: () => string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push((JSON.parse(chunk.toString()) as { msg: string }).msg);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), lines: () => lines };
+}
+
+const loFacts: HostFacts = {
+  hostname: 'here',
+  interfaces: [
+    {
+      name: 'lo',
+      operstate: 'unknown',
+      carrier: true,
+      addresses: [{ address: '127.0.0.1', family: 'ipv4', prefixLength: 8, scope: 'host' }],
+      speedMbps: null,
+      mtu: 65536,
+      kind: 'loopback',
+      master: null,
+      rdma: null,
+    },
+    {
+      name: 'ens3f0',
+      operstate: 'up',
+      carrier: true,
+      addresses: [{ address: '198.18.10.2', family: 'ipv4', prefixLength: 24, scope: 'global' }],
+      speedMbps: 10_000,
+      mtu: 1500,
+      kind: 'physical',
+      master: null,
+      rdma: null,
+    },
+  ],
+  routes: [],
+};
+
+function job(host: string, port: number, extra: Partial<JobShape> = {}): JobShape {
+  return {
+    rdzvBackend: 'static',
+    master: { host, port, source: 'test' },
+    masterAddr: host,
+    nnodes: { min: 2, max: 2, source: 'test' },
+    nodeRank: null,
+    standalone: false,
+    localAddr: null,
+    fill: {},
+    clusterPeers: [],
+    cluster: null,
+    ...extra,
+  };
+}
+
+describe('checkStorePort', () => {
+  it('binds and releases a free port, so torchrun can take it next', async () => {
+    const port = await freePort();
+    expect(await checkStorePort('127.0.0.1', port, 'ipv4')).toEqual({ ok: true });
+    await hold('127.0.0.1', port);
+  });
+
+  it("names the endpoint's address when the port is held there", async () => {
+    const port = await freePort();
+    await hold('127.0.0.1', port);
+    expect(await checkStorePort('127.0.0.1', port, 'ipv4')).toEqual({
+      ok: false,
+      address: '127.0.0.1',
+      error: 'port in use',
+      detail: 'EADDRINUSE',
+    });
+  });
+
+  it("fails on the wildcard, as torchrun's store would, when another address holds the port", async () => {
+    const port = await freePort();
+    await hold('127.0.0.2', port);
+    expect(await checkStorePort('127.0.0.1', port, 'ipv4')).toMatchObject({
+      ok: false,
+      address: '0.0.0.0',
+      error: 'port in use',
+    });
+  });
+});
+
+describe('waitForEndpoint', () => {
+  it('retries a refusing endpoint until it listens, logging progress while it waits', async () => {
+    const port = await freePort();
+    const { logger, lines } = capturingLogger();
+    setTimeout(() => void hold('127.0.0.1', port), 700);
+    const waited = await waitForEndpoint({
+      target: { address: '127.0.0.1', port },
+      localAddress: '127.0.0.1',
+      interfaceName: 'lo',
+      deadline: deadlineIn(5_000),
+      logger,
+      progressEveryMs: 200,
+    });
+    expect(waited.outcome).toEqual({ ok: true });
+    expect(waited.attempts).toBeGreaterThan(1);
+    expect(waited.elapsedMs).toBeGreaterThanOrEqual(600);
+    expect(lines()[0]).toMatch(
+      new RegExp(
+        `^waiting for 127\\.0\\.0\\.1:${port} via lo, \\d+s of 5s; last attempt: refused \\(ECONNREFUSED\\)$`,
+      ),
+    );
+  });
+
+  it('gives up at the deadline with the last error', async () => {
+    const port = await freePort();
+    const { logger } = capturingLogger();
+    const waited = await waitForEndpoint({
+      target: { address: '127.0.0.1', port },
+      localAddress: '127.0.0.1',
+      interfaceName: 'lo',
+      deadline: deadlineIn(800),
+      logger,
+    });
+    expect(waited.outcome).toEqual({ ok: false, error: 'refused', detail: 'ECONNREFUSED' });
+    expect(waited.elapsedMs).toBeGreaterThanOrEqual(800);
+    expect(waited.elapsedMs).toBeLessThan(1_000);
+  });
+
+  it('stops at once when the source address is not on this host', async () => {
+    const waited = await waitForEndpoint({
+      target: { address: '127.0.0.1', port: 9 },
+      localAddress: '198.18.99.99',
+      interfaceName: 'ens3f0',
+      deadline: deadlineIn(5_000),
+      logger: capturingLogger().logger,
+    });
+    expect(waited).toMatchObject({
+      attempts: 1,
+      outcome: { ok: false, error: 'address not available' },
+    });
+  });
+});
+
+describe('masterRole', () => {
+  const endpoint = (host: string) => ({ host, port: 29500, source: 'test' });
+
+  it.each([
+    [
+      'its own address',
+      '198.18.10.2',
+      {},
+      { role: 'store host', address: '198.18.10.2', warning: null },
+    ],
+    [
+      'a loopback address',
+      '127.0.0.5',
+      {},
+      { role: 'store host', address: '127.0.0.5', warning: null },
+    ],
+    ["another host's address", '198.18.10.1', {}, { role: 'worker', address: '198.18.10.1' }],
+    [
+      "another host's address, with c10d and rank 0",
+      '198.18.10.1',
+      { rdzvBackend: 'c10d', nodeRank: { value: 0, source: 'test' } },
+      { role: 'worker', address: '198.18.10.1' },
+    ],
+  ])('a master at %s', async (_case, host, extra, role) => {
+    expect(
+      await masterRole(job(host, 29500, extra), endpoint(host), undefined, loFacts, 'ipv4'),
+    ).toEqual(role);
+  });
+
+  it('makes static rank 0 the store host even when the address is not its own, with a warning', async () => {
+    const role = await masterRole(
+      job('198.18.10.1', 29500, { nodeRank: { value: 0, source: 'test' } }),
+      endpoint('198.18.10.1'),
+      undefined,
+      loFacts,
+      'ipv4',
+    );
+    expect(role).toMatchObject({ role: 'store host', address: null });
+    expect(role.role === 'store host' && role.warning).toContain('rank 0');
+  });
+
+  it('takes the first address of the chosen family among those given', async () => {
+    const role = await masterRole(
+      job('m', 29500),
+      endpoint('m'),
+      ['2001:db8::1', '198.18.10.1'],
+      loFacts,
+      'ipv4',
+    );
+    expect(role).toEqual({ role: 'worker', address: '198.18.10.1' });
+    await expect(
+      masterRole(job('m', 29500), endpoint('m'), ['2001:db8::1'], loFacts, 'ipv4'),
+    ).rejects.toThrow(
+      new UnresolvableMasterError('the master m has no ipv4 address (it resolves to 2001:db8::1)'),
+    );
+  });
+});
+
+describe('verify, master level, on this host', () => {
+  const input = (port: number, level: VerifyInput['level'] = 'master'): VerifyInput => ({
+    level,
+    decision: {
+      interface: 'lo',
+      address: '127.0.0.1',
+      family: 'ipv4',
+      strategy: 'local',
+      reason: 'test',
+      trace: [],
+    },
+    job: job('127.0.0.1', port),
+    facts: loFacts,
+    timeoutMs: 2_000,
+    peers: [],
+    probePort: null,
+    logger: capturingLogger().logger,
+    routesToMaster: [],
+  });
+
+  it('passes the master node whose rendezvous port is free', async () => {
+    const port = await freePort();
+    const report = await verify(input(port));
+    expect(report).toMatchObject({
+      level: 'master',
+      ok: true,
+      interface: 'lo',
+      localAddress: '127.0.0.1',
+    });
+    expect(report.results).toEqual([
+      expect.objectContaining({
+        check: 'bind',
+        peer: '127.0.0.1',
+        address: '127.0.0.1',
+        port,
+        ok: true,
+      }),
+    ]);
+  });
+
+  it('fails with exit 75, naming the port and address, when the port is taken', async () => {
+    const port = await freePort();
+    await hold('127.0.0.1', port);
+    const failure = await verify(input(port)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(VerificationFailedError);
+    const error = failure as VerificationFailedError;
+    expect(error.exitCode).toBe(EXIT.unreachable);
+    expect(error.message).toBe(
+      `verification failed via lo (127.0.0.1): this node hosts the rendezvous of 127.0.0.1, but 127.0.0.1:${port} cannot be bound: port in use (EADDRINUSE); torchrun's store would fail to start`,
+    );
+    expect(error.details).toHaveLength(1);
+    expect(error.report.results[0]).toMatchObject({
+      ok: false,
+      error: 'port in use',
+      check: 'bind',
+    });
+  });
+
+  it('checks nothing at level none, and no port at level local', async () => {
+    const port = await freePort();
+    await hold('127.0.0.1', port);
+    expect(await verify(input(port, 'none'))).toMatchObject({ ok: true, results: [] });
+    expect(await verify(input(port, 'local'))).toMatchObject({ ok: true, results: [] });
+  });
+});

@@ -1,0 +1,76 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffDelayMs } from '../../src/verify/backoff.js';
+import { jobToken } from '../../src/verify/probe-token.js';
+import { classifySocketError } from '../../src/verify/reach-error.js';
+
+describe('backoffDelayMs', () => {
+  it('stays within [0, min(cap, base·2^attempt)) for any random draw', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(100),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (attempt, draw) => {
+          const delay = backoffDelayMs(attempt, () => draw);
+          expect(delay).toBeGreaterThanOrEqual(0);
+          expect(delay).toBeLessThan(
+            Math.max(1, Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt)),
+          );
+        },
+      ),
+    );
+  });
+
+  it('doubles its ceiling until the cap', () => {
+    const ceiling = (attempt: number) => backoffDelayMs(attempt, () => 0.999_999) + 1;
+    expect([0, 1, 2, 3, 4, 5, 6].map(ceiling)).toEqual([100, 200, 400, 800, 1600, 2000, 2000]);
+  });
+});
+
+describe('classifySocketError', () => {
+  it.each([
+    ['ECONNREFUSED', 'refused'],
+    ['ECONNRESET', 'refused'],
+    ['EHOSTUNREACH', 'unreachable'],
+    ['ENETUNREACH', 'unreachable'],
+    ['ETIMEDOUT', 'timed out'],
+    ['EADDRINUSE', 'port in use'],
+    ['EADDRNOTAVAIL', 'address not available'],
+    ['EMFILE', 'failed'],
+  ])('%s → %s', (code, error) => {
+    expect(classifySocketError(Object.assign(new Error(code), { code }))).toEqual({
+      error,
+      detail: code,
+    });
+  });
+
+  it('keeps the message of an error without an errno', () => {
+    expect(classifySocketError(new Error('boom'))).toEqual({ error: 'failed', detail: 'boom' });
+  });
+});
+
+describe('jobToken', () => {
+  const base = {
+    master: { host: 'node01', port: 29500 },
+    jobId: '4242',
+    peers: ['node01', 'node02'],
+    probePort: 29501,
+  };
+
+  it('is the same on every node, whatever order the peer list comes in', () => {
+    expect(jobToken(base)).toMatch(/^[0-9a-f]{32}$/);
+    expect(jobToken({ ...base, peers: ['node02', 'node01'] })).toBe(jobToken(base));
+  });
+
+  it('differs between jobs that share nodes and ports', () => {
+    const tokens = new Set([
+      jobToken(base),
+      jobToken({ ...base, jobId: '4243' }),
+      jobToken({ ...base, jobId: null }),
+      jobToken({ ...base, master: { host: 'node01', port: 29600 } }),
+      jobToken({ ...base, peers: ['node01', 'node03'] }),
+      jobToken({ ...base, probePort: 29502 }),
+    ]);
+    expect(tokens.size).toBe(6);
+  });
+});
