@@ -1,6 +1,125 @@
-import type { HostFacts } from './host-facts.js';
+/**
+ * Reads this host's network once (STYLE.md: strategies only see the result).
+ *
+ * Sources, all read in parallel:
+ *  - /sys/class/net/IF: state, carrier, speed, MTU, master, and the markers
+ *    of the link's kind (sysfs-interface.ts, interface-kind.ts);
+ *  - os.networkInterfaces(): addresses of interfaces that are up and running;
+ *  - `ip -j -d addr show`, when iproute2 is installed: addresses of the other
+ *    interfaces too (down, no carrier), and the kernel's name for the link kind;
+ *  - /sys/class/infiniband: the RDMA device behind an interface;
+ *  - the routing table (route-table.ts).
+ * An interface that exists in /sys but holds no address is listed too: a bond
+ * member or a down NIC is exactly what a user needs to see in `explain`.
+ */
+import { readdir } from 'node:fs/promises';
+import { hostname, networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import type { HostFacts, InterfaceAddress, InterfaceFacts } from './host-facts.js';
+import { interfaceKind } from './interface-kind.js';
+import { sameAddress } from './ip-address.js';
+import { type IpLink, parseIpAddrShow } from './ip-links.js';
+import { addressesFromOs, type OsInterfaces } from './os-addresses.js';
+import { readRdmaDevices } from './rdma-devices.js';
+import { readRouteTable } from './route-table.js';
+import { ipJson } from './run-ip.js';
+import { readSysfsInterface, type SysfsInterface } from './sysfs-interface.js';
+
+export interface FactSources {
+  /** Where sysfs is mounted: '/sys', or a fixture tree in tests. */
+  sysRoot: string;
+  /** Where procfs is mounted: '/proc', or a fixture tree in tests. */
+  procRoot: string;
+  /** Whether to ask iproute2 (false: sysfs, /proc and Node only, as on a host without ip). */
+  ip: boolean;
+  hostname: string;
+  osInterfaces: OsInterfaces;
+}
 
 /** Reads this host's interfaces once: os.networkInterfaces() plus /sys/class/net and the routing table. */
 export async function readHostFacts(): Promise<HostFacts> {
-  throw new Error('readHostFacts: not implemented yet');
+  return readHostFactsFrom({
+    sysRoot: '/sys',
+    procRoot: '/proc',
+    ip: true,
+    hostname: hostname(),
+    osInterfaces: networkInterfaces(),
+  });
+}
+
+export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts> {
+  const [sysfs, ipLinks, routes, rdma] = await Promise.all([
+    readdir(join(sources.sysRoot, 'class/net'))
+      .catch(() => [])
+      .then((names) => Promise.all(names.map((name) => readSysfsInterface(sources.sysRoot, name)))),
+    sources.ip ? ipJson(['-d', 'addr', 'show']).then(parseIpAddrShow) : [],
+    readRouteTable(sources),
+    readRdmaDevices(sources.sysRoot),
+  ]);
+  const osAddresses = addressesFromOs(sources.osInterfaces);
+  const sysfsByName = new Map(sysfs.map((entry) => [entry.name, entry]));
+  const ipByName = new Map(ipLinks.map((link) => [link.name, link]));
+
+  // Names Node or ip know but sysfs does not (no /sys in this container) still count.
+  const missing = [...new Set([...osAddresses.keys(), ...ipByName.keys()])].filter(
+    (name) => !sysfsByName.has(name),
+  );
+  for (const entry of await Promise.all(
+    missing.map((name) => readSysfsInterface(sources.sysRoot, name)),
+  )) {
+    sysfsByName.set(entry.name, entry);
+  }
+
+  const interfaces = [...sysfsByName.values()]
+    .sort(byIndexThenName)
+    .map((entry) =>
+      interfaceFacts(
+        entry,
+        ipByName.get(entry.name),
+        osAddresses.get(entry.name) ?? [],
+        rdma.get(entry.name) ?? null,
+      ),
+    );
+  return { hostname: sources.hostname, interfaces, routes };
+}
+
+function interfaceFacts(
+  sysfs: SysfsInterface,
+  ipLink: IpLink | undefined,
+  osAddresses: InterfaceAddress[],
+  rdma: InterfaceFacts['rdma'],
+): InterfaceFacts {
+  return {
+    name: sysfs.name,
+    operstate: sysfs.operstate,
+    carrier: sysfs.carrier,
+    addresses: mergeAddresses(osAddresses, ipLink?.addresses ?? []),
+    speedMbps: sysfs.speedMbps,
+    mtu: sysfs.mtu,
+    kind: interfaceKind({
+      ...sysfs.signals,
+      linkKind: ipLink?.kind ?? null,
+      slaveKind: ipLink?.slaveKind ?? null,
+    }),
+    master: sysfs.master,
+    rdma,
+  };
+}
+
+function mergeAddresses(first: InterfaceAddress[], second: InterfaceAddress[]): InterfaceAddress[] {
+  const merged = [...first];
+  for (const candidate of second) {
+    const known = merged.some(
+      (address) =>
+        address.prefixLength === candidate.prefixLength &&
+        sameAddress(address.address, candidate.address),
+    );
+    if (!known) merged.push(candidate);
+  }
+  return merged;
+}
+
+function byIndexThenName(a: SysfsInterface, b: SysfsInterface): number {
+  const order = (a.ifindex ?? Number.MAX_SAFE_INTEGER) - (b.ifindex ?? Number.MAX_SAFE_INTEGER);
+  return order !== 0 ? order : a.name.localeCompare(b.name);
 }

@@ -1,13 +1,81 @@
+/**
+ * "Which interface reaches this address" (SPEC strategy `route`).
+ * Live: the kernel itself, `ip -j route get ADDR` per address, in parallel;
+ * on a host without iproute2, the same longest-prefix match a snapshot gets,
+ * over /proc/net/route and /proc/net/ipv6_route. Replay (`--facts`): the
+ * longest-prefix match over the snapshot's routes.
+ */
 import type { HostFacts, RouteAnswer } from './host-facts.js';
+import { familyOf, sameAddress, withoutZone } from './ip-address.js';
+import { parseIpRouteGet } from './ip-routes.js';
+import { longestPrefixRoute } from './longest-prefix-route.js';
+import { readProcRouteTable } from './route-table.js';
+import { runIp } from './run-ip.js';
+
+export interface RouteLookup {
+  /** Ask iproute2 (default true); false goes straight to /proc, as on a host without ip. */
+  ip?: boolean;
+  /** Where procfs is mounted (default '/proc'). */
+  procRoot?: string;
+}
 
 /**
  * The kernel's route to each address. live: ask this host (ip -j route get,
  * else /proc); otherwise a longest-prefix match over facts.routes (replay).
+ * An address with no route (or that is not an address) has no answer, so the
+ * result may be shorter than `addresses`; each answer names its destination.
  */
 export async function routeTo(
-  _addresses: readonly string[],
-  _facts: HostFacts,
-  _live: boolean,
+  addresses: readonly string[],
+  facts: HostFacts,
+  live: boolean,
+  lookup: RouteLookup = {},
 ): Promise<RouteAnswer[]> {
-  throw new Error('routeTo: not implemented yet');
+  const wanted = addresses.filter((address) => familyOf(address) !== null);
+  if (!live) return matchAll(wanted, facts.routes, facts);
+  if (lookup.ip ?? true) {
+    const answers = await Promise.all(wanted.map((address) => kernelRoute(address, facts)));
+    if (!answers.includes('no-ip')) {
+      return answers.filter(
+        (answer): answer is RouteAnswer => answer !== null && answer !== 'no-ip',
+      );
+    }
+  }
+  return matchAll(wanted, await readProcRouteTable(lookup.procRoot ?? '/proc'), facts);
+}
+
+function matchAll(
+  addresses: readonly string[],
+  routes: HostFacts['routes'],
+  facts: HostFacts,
+): RouteAnswer[] {
+  return addresses
+    .map((address) => longestPrefixRoute(routes, address, facts))
+    .filter((answer): answer is RouteAnswer => answer !== null);
+}
+
+async function kernelRoute(
+  address: string,
+  facts: HostFacts,
+): Promise<RouteAnswer | null | 'no-ip'> {
+  const bare = withoutZone(address);
+  // A zone (fe80::1%eth0) is how a link-local peer names its interface; ip wants it as oif.
+  const zone = address === bare ? [] : ['oif', address.slice(bare.length + 1)];
+  const run = await runIp(['-j', 'route', 'get', bare, ...zone]);
+  if (!run.installed) return 'no-ip';
+  // "RTNETLINK answers: Network is unreachable" (exit 2) is the kernel saying: no route.
+  if (run.exitCode !== 0) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(run.stdout);
+  } catch {
+    return null;
+  }
+  const answer = parseIpRouteGet(json);
+  if (answer === null || answer.type !== 'local') return answer;
+  // The kernel delivers its own addresses through `lo`; SPEC "route" wants the owner.
+  const holder = facts.interfaces.find((iface) =>
+    iface.addresses.some((held) => sameAddress(held.address, bare)),
+  );
+  return { ...answer, interface: holder?.name ?? answer.interface };
 }

@@ -1,0 +1,104 @@
+/**
+ * The HostFacts contract (host-facts.ts) as a zod schema, for values that come
+ * from outside: `--facts` snapshots. Unknown keys are dropped (explain --json
+ * adds a verdict per interface); every field of the contract is required.
+ */
+import { z } from 'zod';
+import type { HostFacts } from './host-facts.js';
+import { familyOf, hostPrefixLength } from './ip-address.js';
+
+const familySchema = z.enum(['ipv4', 'ipv6']);
+
+/** An address literal of the sibling `family`, and a prefix length that fits it. */
+function refineAddressFamily(
+  value: { family: 'ipv4' | 'ipv6'; prefixLength: number },
+  address: string,
+  addressKey: string,
+  ctx: z.RefinementCtx,
+): void {
+  if (familyOf(address) !== value.family) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [addressKey],
+      input: address,
+      message: `expected an ${value.family === 'ipv4' ? 'IPv4' : 'IPv6'} address (family is ${value.family})`,
+    });
+  }
+  if (value.prefixLength > hostPrefixLength(value.family)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['prefixLength'],
+      input: value.prefixLength,
+      message: `expected 0-${hostPrefixLength(value.family)} for ${value.family}`,
+    });
+  }
+}
+
+const prefixLengthSchema = z.number().int().min(0).max(128);
+
+export const interfaceAddressSchema = z
+  .object({
+    address: z.string(),
+    family: familySchema,
+    prefixLength: prefixLengthSchema,
+    scope: z.enum(['host', 'link', 'global']),
+  })
+  .superRefine((value, ctx) => refineAddressFamily(value, value.address, 'address', ctx));
+
+export const rdmaDeviceSchema = z.object({
+  device: z.string().min(1),
+  port: z.number().int().positive().nullable(),
+  state: z.string().nullable(),
+});
+
+export const interfaceFactsSchema = z.object({
+  name: z.string().min(1),
+  operstate: z.string().nullable(),
+  carrier: z.boolean().nullable(),
+  addresses: z.array(interfaceAddressSchema),
+  speedMbps: z.number().positive().nullable(),
+  mtu: z.number().int().positive().nullable(),
+  kind: z.enum([
+    'loopback',
+    'physical',
+    'bond',
+    'bond-member',
+    'bridge',
+    'veth',
+    'vlan',
+    'macvlan',
+    'tunnel',
+    'infiniband',
+    'other-virtual',
+  ]),
+  master: z.string().nullable(),
+  rdma: rdmaDeviceSchema.nullable(),
+});
+
+export const routeEntrySchema = z
+  .object({
+    family: familySchema,
+    destination: z.string(),
+    prefixLength: prefixLengthSchema,
+    interface: z.string().min(1),
+    gateway: z.string().nullable(),
+    metric: z.number().int().min(0),
+    type: z.enum(['unicast', 'local']),
+  })
+  .superRefine((value, ctx) => {
+    refineAddressFamily(value, value.destination, 'destination', ctx);
+    if (value.gateway !== null && familyOf(value.gateway) === null) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gateway'],
+        input: value.gateway,
+        message: 'expected an IP address or null',
+      });
+    }
+  });
+
+export const hostFactsSchema = z.object({
+  hostname: z.string(),
+  interfaces: z.array(interfaceFactsSchema),
+  routes: z.array(routeEntrySchema),
+}) satisfies z.ZodType<HostFacts>;

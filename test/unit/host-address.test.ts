@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { addressScope } from '../../src/host/address-scope.js';
+import { familyOf, prefixContains, sameAddress } from '../../src/host/ip-address.js';
+
+describe('addressScope', () => {
+  it.each([
+    ['127.0.0.1', 'ipv4', 'host'],
+    ['127.255.0.9', 'ipv4', 'host'],
+    ['::1', 'ipv6', 'host'],
+    ['169.254.10.1', 'ipv4', 'link'],
+    ['169.255.0.1', 'ipv4', 'global'],
+    ['fe80::1', 'ipv6', 'link'],
+    ['fe80::1%eth0', 'ipv6', 'link'],
+    ['febf:ffff::1', 'ipv6', 'link'],
+    ['fec0::1', 'ipv6', 'global'],
+    ['198.18.0.1', 'ipv4', 'global'],
+    ['2001:db8::1', 'ipv6', 'global'],
+    ['128.0.0.1', 'ipv4', 'global'],
+  ] as const)('%s (%s) is %s', (address, family, scope) => {
+    expect(addressScope(address, family)).toBe(scope);
+  });
+});
+
+describe('address literals', () => {
+  it('tells the family, ignoring an IPv6 zone', () => {
+    expect(familyOf('198.18.0.1')).toBe('ipv4');
+    expect(familyOf('fe80::1%ens3f0')).toBe('ipv6');
+    expect(familyOf('node01')).toBeNull();
+    expect(familyOf('198.18.0.256')).toBeNull();
+  });
+
+  it('tests prefixes per family, never an IPv4-mapped address against an IPv4 prefix', () => {
+    expect(prefixContains('198.18.0.0', 15, 'ipv4', '198.19.255.255')).toBe(true);
+    expect(prefixContains('198.18.0.0', 15, 'ipv4', '198.20.0.0')).toBe(false);
+    expect(prefixContains('0.0.0.0', 0, 'ipv4', '::ffff:198.18.0.1')).toBe(false);
+    expect(prefixContains('2001:db8::', 32, 'ipv6', '2001:db8:ffff::1')).toBe(true);
+    expect(prefixContains('2001:db8::', 32, 'ipv6', '2001:db9::1')).toBe(false);
+  });
+
+  it('compares addresses whatever their spelling', () => {
+    expect(sameAddress('2001:db8::1', '2001:0db8:0000:0000:0000:0000:0000:0001')).toBe(true);
+    expect(sameAddress('2001:db8::1', '2001:db8::2')).toBe(false);
+    expect(sameAddress('198.18.0.1', '198.18.0.1')).toBe(true);
+    expect(sameAddress('198.18.0.1', '::ffff:198.18.0.1')).toBe(false);
+  });
+});
