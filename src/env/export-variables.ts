@@ -1,6 +1,21 @@
+/**
+ * The variables nccl-run exports, what it left alone, and what the user
+ * should hear about (SPEC "What it exports" and "Warnings"). The order is
+ * SPEC's table, then the warnings in the order a user would fix them: their
+ * own settings first, then the host, then the job's addresses.
+ */
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
-import type { Decision } from '../resolve/decision.js';
+import type { Decision, ExcludeRule } from '../resolve/decision.js';
+import { buildExcludes } from '../resolve/excludes.js';
+import { fasterInterfaceWarning } from './faster-interface.js';
+import { checkGlooIfname, usesNcclSyntax } from './gloo-ifname.js';
+import { hostnameLoopbackWarning } from './hostname-loopback.js';
+import { coverageWarnings } from './interface-coverage.js';
+import { masterNetworkWarning } from './master-network.js';
+import { settleVariables } from './settle-variables.js';
+import { socketFamilyWarning } from './socket-family.js';
+import { wantedVariables } from './wanted-variables.js';
 
 export interface VariablesInput {
   decision: Decision;
@@ -13,6 +28,12 @@ export interface VariablesInput {
   ncclDebugSubsys: string | null;
   routesToMaster: RouteAnswer[];
   masterAddresses: string[];
+  /**
+   * The exclude rules the chain ran with (ResolveContext.excludes), so that
+   * no warning recommends an interface the user excluded. SPEC's default
+   * list when not given.
+   */
+  excludes?: ExcludeRule[];
 }
 
 export interface Variables {
@@ -24,6 +45,35 @@ export interface Variables {
 }
 
 /** SPEC "What it exports": the variables, what was kept, and the warnings. ConfigError for a Gloo address. */
-export async function exportVariables(_input: VariablesInput): Promise<Variables> {
-  throw new Error('exportVariables: not implemented yet');
+export async function exportVariables(input: VariablesInput): Promise<Variables> {
+  const { decision, facts, job } = input;
+  const wanted = wantedVariables(decision, job, input.ncclDebug, input.ncclDebugSubsys);
+  const { set, kept, warnings } = settleVariables(wanted, input.env, input.force);
+
+  const ncclIfname = kept.NCCL_SOCKET_IFNAME ?? set.NCCL_SOCKET_IFNAME ?? `=${decision.interface}`;
+  const userGloo = kept.GLOO_SOCKET_IFNAME;
+  if (userGloo !== undefined) {
+    warnings.push(...checkGlooIfname(userGloo, { ncclIfname, chosen: decision.interface, facts }));
+  }
+  warnings.push(
+    ...coverageWarnings(
+      kept,
+      decision.interface,
+      input.routesToMaster,
+      userGloo === undefined || !usesNcclSyntax(userGloo),
+    ),
+  );
+  const userFamily = kept.NCCL_SOCKET_FAMILY;
+  const family = userFamily === undefined ? null : socketFamilyWarning(userFamily, decision);
+
+  const excludes = input.excludes ?? buildExcludes([], false);
+  const glooIfname = set.GLOO_SOCKET_IFNAME ?? userGloo ?? null;
+  const later = [
+    family,
+    await hostnameLoopbackWarning(job, glooIfname, facts),
+    fasterInterfaceWarning(facts, decision, excludes, input.masterAddresses),
+    await masterNetworkWarning(job, facts, decision, input.routesToMaster),
+  ];
+  for (const warning of later) if (warning !== null) warnings.push(warning);
+  return { set, kept, warnings };
 }

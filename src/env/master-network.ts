@@ -1,0 +1,75 @@
+/**
+ * SPEC "Warnings": the master's name resolving to a different network than
+ * the one the rendezvous endpoint uses. With a c10d (or etcd) rendezvous,
+ * torchrun meets at --rdzv-endpoint and never reads --master-addr, and
+ * nccl-run chose the interface for the endpoint; a --master-addr (or
+ * MASTER_ADDR) on another network means the user expects the job on a
+ * network it will not use.
+ */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
+import { routeTo } from '../host/routes.js';
+import type { JobShape } from '../job/job-shape.js';
+import type { Decision } from '../resolve/decision.js';
+import { familyOf, sameAddress } from '../resolve/ip-prefix.js';
+
+export async function masterNetworkWarning(
+  job: JobShape,
+  facts: HostFacts,
+  decision: Decision,
+  routesToMaster: readonly RouteAnswer[],
+): Promise<string | null> {
+  const endpoint = job.master;
+  const masterAddr = job.masterAddr;
+  if (endpoint === null || masterAddr === null || masterAddr === endpoint.host) return null;
+
+  const resolved = await addressesOf(masterAddr);
+  const wanted = resolved.filter((address) => familyOf(address) === decision.family);
+  if (wanted.length === 0) return null;
+  // Replay over the facts' routing table: the same answer for a live host and a --facts snapshot.
+  const masterAddrRoutes = await routeTo(wanted, facts, false);
+
+  const endpointNetworks = networksOf(routesToMaster, facts, decision);
+  const masterAddrNetworks = networksOf(masterAddrRoutes, facts, decision);
+  if (endpointNetworks.size === 0 || masterAddrNetworks.size === 0) return null;
+  if ([...masterAddrNetworks].some((name) => endpointNetworks.has(name))) return null;
+
+  const via = (names: Set<string>) => [...names].join(', ');
+  return `master address ${masterAddr} (${wanted.join(', ')}) is reached via ${via(masterAddrNetworks)}, but the ${job.rdzvBackend} rendezvous endpoint ${endpoint.host} via ${via(endpointNetworks)}: different networks; torchrun meets at the endpoint, so the job uses ${decision.interface}`;
+}
+
+/** Every address a name resolves to; none when it does not resolve (torchrun never reads it here). */
+async function addressesOf(host: string): Promise<string[]> {
+  if (isIP(host) !== 0) return [host];
+  try {
+    return (await lookup(host, { all: true })).map((entry) => entry.address);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The interfaces the routes leave through. The kernel names lo for every
+ * local route; the network of this host's own address is the interface that
+ * holds it (as the route strategy reads it).
+ */
+function networksOf(
+  routes: readonly RouteAnswer[],
+  facts: HostFacts,
+  decision: Decision,
+): Set<string> {
+  const names = new Set<string>();
+  for (const route of routes) {
+    if (familyOf(route.destination) !== decision.family) continue;
+    if (route.type === 'local') {
+      const owner = facts.interfaces.find((iface) =>
+        iface.addresses.some((a) => sameAddress(a.address, route.destination)),
+      );
+      if (owner !== undefined) names.add(owner.name);
+    } else {
+      names.add(route.interface);
+    }
+  }
+  return names;
+}
