@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+/**
+ * nccl-run's benchmark (not a test): start-up cost measured on this machine.
+ *   node scripts/bench.js [--runs N]      (npm run bench builds first)
+ * Prints a table and writes bench-results/bench.json.
+ *
+ * Sections: `measurements` below is the list; add an async function
+ * (ctx) => { name, value, unit, target? } to it (helpers in bench-lib.js).
+ * ctx: { runs, root, shared } where shared(key, compute) runs `compute` once
+ * per key, for measurements derived from the same runs.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  formatTable,
+  importCost,
+  interleavedWallTimes,
+  median,
+  memo,
+  named,
+  timeOnce,
+} from './bench-lib.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const BARE_NODE = [process.execPath, '-e', '0'];
+// A dry run does all nccl-run does before launching: parse, read the host, resolve, export.
+const NCCL_RUN_DRY = [
+  process.execPath,
+  join(root, 'bin/nccl-run.js'),
+  '--dry-run',
+  '--iface',
+  'lo',
+  '--verify',
+  'none',
+  '--log-level',
+  'silent',
+  '--',
+  'train.py',
+];
+
+/**
+ * Both start-ups from one interleaved series, shared by the three results
+ * below. Until nccl-run's dry run works, bare Node is still measured alone.
+ */
+function startupMedians(ctx) {
+  return ctx.shared('startup', async () => {
+    try {
+      timeOnce(NCCL_RUN_DRY, { cwd: root });
+    } catch (ncclRunError) {
+      const [bare] = interleavedWallTimes([BARE_NODE], ctx.runs, { cwd: root });
+      return { bare: median(bare), ncclRunError };
+    }
+    const [bare, ncclRun] = interleavedWallTimes([BARE_NODE, NCCL_RUN_DRY], ctx.runs, {
+      cwd: root,
+    });
+    return { bare: median(bare), ncclRun: median(ncclRun) };
+  });
+}
+
+async function ncclRunMedians(ctx) {
+  const medians = await startupMedians(ctx);
+  if (medians.ncclRunError !== undefined) throw medians.ncclRunError;
+  return medians;
+}
+
+// What each runtime dependency adds to a cold start (yargs, zod, pino, execa, dotenv,
+// and pino-pretty, which log.ts loads only for a terminal).
+const DEPENDENCIES = ['yargs', 'zod', 'pino', 'pino-pretty', 'execa', 'dotenv'];
+
+export const measurements = [
+  named('node -e 0, median wall time', async (ctx) => {
+    const { bare } = await startupMedians(ctx);
+    return { name: 'node -e 0, median wall time', value: bare, unit: 'ms' };
+  }),
+  named('nccl-run --dry-run, median wall time', async (ctx) => {
+    const { ncclRun } = await ncclRunMedians(ctx);
+    return { name: 'nccl-run --dry-run, median wall time', value: ncclRun, unit: 'ms' };
+  }),
+  named('nccl-run overhead over node -e 0', async (ctx) => {
+    const { bare, ncclRun } = await ncclRunMedians(ctx);
+    // The issue's target: nccl-run costs at most 60 ms over a bare Node start.
+    const name = 'nccl-run overhead over node -e 0';
+    return { name, value: ncclRun - bare, unit: 'ms', target: { max: 60 } };
+  }),
+  ...DEPENDENCIES.map((dependency) => {
+    const name = `import('${dependency}'), median in-process time`;
+    return named(name, async (ctx) => ({
+      name,
+      value: importCost(dependency, ctx.runs, { cwd: root }),
+      unit: 'ms',
+    }));
+  }),
+];
+
+/** Runs every measurement; one that throws becomes a row with its error, never a number. */
+export async function runBench({ runs }) {
+  const ctx = { runs, root, shared: memo() };
+  const rows = [];
+  for (const measure of measurements) {
+    try {
+      rows.push(await measure(ctx));
+    } catch (error) {
+      rows.push({ name: measure.name, error: String(error.message ?? error).split('\n')[0] });
+    }
+  }
+  return rows;
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '30' } } });
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1) {
+    throw new Error(`--runs: expected a whole number of runs >= 1, got "${values.runs}"`);
+  }
+  const rows = await runBench({ runs });
+  console.log(formatTable(rows));
+  const out = join(root, 'bench-results/bench.json');
+  mkdirSync(dirname(out), { recursive: true });
+  const machine = {
+    node: process.version,
+    platform: process.platform,
+    cpus: (await import('node:os')).cpus().length,
+  };
+  writeFileSync(
+    out,
+    `${JSON.stringify({ date: new Date().toISOString(), runs, machine, results: rows }, null, 2)}\n`,
+  );
+  console.log(`\nwritten to ${out}`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    console.error(error.message);
+    process.exitCode = 1;
+  });
+}
