@@ -1,0 +1,327 @@
+/**
+ * The default chain end to end over facts of real-looking machines: which
+ * interface each one gets, by which strategy, and what the trace says.
+ */
+import { describe, expect, it } from 'vitest';
+import { NoInterfaceError } from '../../src/errors.js';
+import type { RouteAnswer } from '../../src/host/host-facts.js';
+import type { ResolveContext, StrategyName, TraceEntry } from '../../src/resolve/decision.js';
+import { buildExcludes } from '../../src/resolve/excludes.js';
+import { runChain } from '../../src/resolve/run-chain.js';
+import { DEFAULT_CHAIN } from '../../src/resolve/strategies/index.js';
+import {
+  FIXTURES,
+  type FixtureName,
+  loadFacts,
+  makeContext,
+} from '../fixtures/facts/facts-fixtures.js';
+
+const via = (
+  destination: string,
+  iface: string,
+  source: string | null,
+  gateway: string | null = null,
+): RouteAnswer => ({
+  destination,
+  interface: iface,
+  source,
+  gateway,
+  type: 'unicast',
+});
+const master = (
+  host: string,
+  addresses: string[],
+  routesToMaster: RouteAnswer[] = [],
+): Partial<ResolveContext> => ({
+  master: { host, addresses },
+  routesToMaster,
+});
+const outcomes = (trace: TraceEntry[]) => trace.map((e) => `${e.strategy}:${e.outcome}`).join(' ');
+
+describe('every facts fixture follows HostFacts', () => {
+  it.each(FIXTURES)('%s', (name) => {
+    const facts = loadFacts(name);
+    expect(facts.interfaces.length).toBeGreaterThan(1);
+    expect(new Set(facts.interfaces.map((i) => i.name)).size).toBe(facts.interfaces.length);
+  });
+
+  it('the k8s fixtures are as large as their names say', () => {
+    expect(loadFacts('k8s-node').interfaces.filter((i) => i.kind === 'veth')).toHaveLength(500);
+    expect(loadFacts('k8s-node-1000').interfaces).toHaveLength(1000);
+  });
+});
+
+describe('the default chain', () => {
+  it.each<[string, FixtureName, Partial<ResolveContext>, string, string, StrategyName, string]>([
+    [
+      'Docker host, master on the LAN',
+      'docker-host',
+      master('gpu-dev-00', ['198.18.4.10'], [via('198.18.4.10', 'eno1', '198.18.4.21')]),
+      'eno1',
+      '198.18.4.21',
+      'subnet',
+      'explicit:skipped local:skipped subnet:picked',
+    ],
+    [
+      'Docker host, nothing known',
+      'docker-host',
+      {},
+      'eno1',
+      '198.18.4.21',
+      'speed',
+      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
+    ],
+    [
+      'InfiniBand node, master on the fabric',
+      'infiniband-node',
+      master('dgx-a100-001', ['198.18.32.1'], [via('198.18.32.1', 'ib0', '198.18.32.17')]),
+      'ib0',
+      '198.18.32.17',
+      'subnet',
+      'explicit:skipped local:skipped subnet:picked',
+    ],
+    [
+      'InfiniBand node, single-node job',
+      'infiniband-node',
+      { singleNode: true },
+      'lo',
+      '127.0.0.1',
+      'local',
+      'explicit:skipped local:picked',
+    ],
+    [
+      'InfiniBand node, master routed through management',
+      'infiniband-node',
+      master(
+        'scheduler',
+        ['198.19.5.5'],
+        [via('198.19.5.5', 'eth0', '203.0.113.17', '203.0.113.1')],
+      ),
+      'eth0',
+      '203.0.113.17',
+      'route',
+      'explicit:skipped local:skipped subnet:skipped route:picked',
+    ],
+    [
+      'bond host, the user set NCCL_SOCKET_IFNAME=bond0',
+      'bond-host',
+      { ...master('trn-node-01', ['198.18.16.1']), userNcclIfname: 'bond0' },
+      'bond0',
+      '198.18.8.42',
+      'explicit',
+      'explicit:picked',
+    ],
+    [
+      'bond host, master behind the dead 100G port: route is down too, speed takes the bond',
+      'bond-host',
+      master('trn-node-01', ['198.18.12.1'], [via('198.18.12.1', 'ens2f0', '198.18.12.42')]),
+      'bond0',
+      '198.18.8.42',
+      'speed',
+      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
+    ],
+    [
+      'Kubernetes node with 500 veth, master a peer node',
+      'k8s-node',
+      master('k8s-gpu-worker-0', ['198.18.20.10'], [via('198.18.20.10', 'ens5', '198.18.20.13')]),
+      'ens5',
+      '198.18.20.13',
+      'subnet',
+      'explicit:skipped local:skipped subnet:picked',
+    ],
+    [
+      'Kubernetes node with 1,000 interfaces, nothing known',
+      'k8s-node-1000',
+      {},
+      'ens5',
+      '198.18.20.13',
+      'speed',
+      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
+    ],
+    [
+      'Multus pod, master pod on another node',
+      'multus-pod',
+      master(
+        'pytorchjob-llm-master-0',
+        ['10.244.1.5'],
+        [via('10.244.1.5', 'eth0', '10.244.5.17', '10.244.5.1')],
+      ),
+      'eth0',
+      '10.244.5.17',
+      'route',
+      'explicit:skipped local:skipped subnet:skipped route:picked',
+    ],
+    [
+      'Multus pod, no master known: the RoCE VF',
+      'multus-pod',
+      {},
+      'net1',
+      '198.18.40.17',
+      'speed',
+      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
+    ],
+    [
+      'IPv6-only node',
+      'ipv6-only',
+      { ...master('v6-node-1', ['2001:db8:0:12::1']), family: 'ipv6' },
+      'ens3',
+      '2001:db8:0:12::3',
+      'subnet',
+      'explicit:skipped local:skipped subnet:picked',
+    ],
+    [
+      'tailscale next to eth0, master on the tailnet',
+      'tailscale-host',
+      master('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
+      'eth0',
+      '198.18.50.5',
+      'speed',
+      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
+    ],
+    [
+      'tailscale host without default excludes: the route wins',
+      'tailscale-host',
+      {
+        ...master('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
+        excludes: buildExcludes([], true),
+      },
+      'tailscale0',
+      '100.101.102.103',
+      'route',
+      'explicit:skipped local:skipped subnet:skipped route:picked',
+    ],
+    [
+      'master node, MASTER_ADDR its own address',
+      'master-node',
+      master(
+        'node-0',
+        ['198.18.60.10'],
+        [
+          {
+            destination: '198.18.60.10',
+            interface: 'lo',
+            source: '198.18.60.10',
+            gateway: null,
+            type: 'local',
+          },
+        ],
+      ),
+      'ens3f0',
+      '198.18.60.10',
+      'subnet',
+      'explicit:skipped local:skipped subnet:picked',
+    ],
+    [
+      'hostname on 127.0.1.1, two nodes',
+      'hostname-loopback',
+      master(
+        'gpu-box',
+        ['127.0.1.1'],
+        [
+          {
+            destination: '127.0.1.1',
+            interface: 'lo',
+            source: '127.0.0.1',
+            gateway: null,
+            type: 'local',
+          },
+        ],
+      ),
+      'enp6s0',
+      '198.18.70.4',
+      'speed',
+      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
+    ],
+  ])('%s → %s', (_, fixture, context, iface, address, strategy, trace) => {
+    const decision = runChain(DEFAULT_CHAIN, loadFacts(fixture), makeContext(context));
+    expect(decision).toMatchObject({
+      interface: iface,
+      address,
+      strategy,
+      family: context.family ?? 'ipv4',
+    });
+    expect(outcomes(decision.trace)).toBe(trace);
+    expect(decision.reason).toBe(decision.trace.at(-1)?.reason);
+  });
+
+  it('says why each step passed on the tailnet master', () => {
+    const context = makeContext(
+      master('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
+    );
+    expect(
+      runChain(DEFAULT_CHAIN, loadFacts('tailscale-host'), context).trace.map((e) => e.reason),
+    ).toEqual([
+      'no --iface given and NCCL_SOCKET_IFNAME is not set',
+      'the job is not single-node (not --standalone, and more than one node or a master on another host)',
+      "no usable interface's prefix contains master 100.90.1.2",
+      'route to 100.90.1.2 leaves via tailscale0, which is excluded (prefix tailscale)',
+      'fastest usable: eth0 (1000 Mb/s, physical); the only usable one',
+    ]);
+  });
+});
+
+describe('when no interface can be chosen', () => {
+  function failure(
+    fixture: FixtureName,
+    context: Partial<ResolveContext>,
+    names = DEFAULT_CHAIN,
+  ): NoInterfaceError {
+    try {
+      runChain(names, loadFacts(fixture), makeContext(context));
+    } catch (error) {
+      if (error instanceof NoInterfaceError) return error;
+      throw error;
+    }
+    throw new Error('expected NoInterfaceError');
+  }
+
+  it('prints the interface table and the trace for a link-local-only host', () => {
+    const error = failure('link-local-only', {});
+    expect(error.exitCode).toBe(69);
+    expect(error.message).toBe(
+      'no usable interface: none of the strategies explicit, local, subnet, route, speed picked one (interfaces and trace below)',
+    );
+    expect(error.details).toEqual([
+      'interfaces:',
+      '  NAME  STATE    ADDRESSES                                    KIND      VERDICT',
+      '  lo    unknown  127.0.0.1/8 ::1/128                          loopback  loopback',
+      '  eth0  up       169.254.33.7/16 fe80::2e0:4cff:fe68:1a07/64  physical  link-local only',
+      '  eth1  up       fe80::2e0:4cff:fe68:1a08/64                  physical  no IPv4 address',
+      'trace:',
+      '  explicit  skipped  no --iface given and NCCL_SOCKET_IFNAME is not set',
+      '  local     skipped  the job is not single-node (not --standalone, and more than one node or a master on another host)',
+      '  subnet    skipped  no master address known',
+      '  route     skipped  no master address known',
+      '  speed     skipped  no usable IPv4 interface (1 loopback, 1 link-local only, 1 no IPv4 address)',
+    ]);
+  });
+
+  it('fails an IPv4 job on an IPv6-only node', () => {
+    const error = failure('ipv6-only', {});
+    expect(error.details).toContain(
+      '  speed     skipped  no usable IPv4 interface (1 loopback, 1 no IPv4 address)',
+    );
+  });
+
+  it('folds hundreds of excluded veth into one line', () => {
+    const error = failure('k8s-node', { excludes: buildExcludes(['=ens5'], false) }, [
+      'subnet',
+      'speed',
+    ]);
+    expect(error.details).toContain('  ... and 497 more excluded (prefix veth)');
+    expect(error.details.length).toBeLessThan(20);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('stops at an explicit interface that is down, naming it', () => {
+    const error = failure('bond-host', { explicitInterfaces: ['ens2f0'] });
+    expect(error.message).toBe('--iface ens2f0 is not usable (ens2f0: down (no carrier))');
+    expect(error.details).toContain(
+      '  ens2f0      down, no carrier  198.18.12.42/22                              physical     down (no carrier)',
+    );
+    expect(error.details.slice(-2)).toEqual([
+      'trace:',
+      '  explicit  fatal    --iface ens2f0 is not usable (ens2f0: down (no carrier))',
+    ]);
+  });
+});

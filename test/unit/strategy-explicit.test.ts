@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import type { ResolveContext, StrategyOutcome } from '../../src/resolve/decision.js';
+import { explicit } from '../../src/resolve/strategies/explicit.js';
+import { type FixtureName, loadFacts, makeContext } from '../fixtures/facts/facts-fixtures.js';
+
+type Row = [string, FixtureName, Partial<ResolveContext>, StrategyOutcome];
+
+describe('explicit: --iface', () => {
+  it.each<Row>([
+    [
+      'nothing given',
+      'docker-host',
+      {},
+      { outcome: 'skipped', reason: 'no --iface given and NCCL_SOCKET_IFNAME is not set' },
+    ],
+    [
+      'the named interface',
+      'infiniband-node',
+      { explicitInterfaces: ['ib0'] },
+      {
+        outcome: 'picked',
+        interface: 'ib0',
+        address: '198.18.32.17',
+        reason: '--iface ib0, IPv4 198.18.32.17',
+      },
+    ],
+    [
+      'an excluded interface: the user said so',
+      'docker-host',
+      { explicitInterfaces: ['docker0'] },
+      {
+        outcome: 'picked',
+        interface: 'docker0',
+        address: '172.17.0.1',
+        reason: '--iface docker0, IPv4 172.17.0.1',
+      },
+    ],
+    [
+      'the first usable of a list',
+      'docker-host',
+      { explicitInterfaces: ['ens9', 'eno2', 'eno1'] },
+      {
+        outcome: 'picked',
+        interface: 'eno1',
+        address: '198.18.4.21',
+        reason: '--iface eno1 (first usable of ens9,eno2,eno1), IPv4 198.18.4.21',
+      },
+    ],
+    [
+      'a missing interface',
+      'docker-host',
+      { explicitInterfaces: ['ens9'] },
+      { outcome: 'fatal', reason: '--iface ens9 is not usable (ens9: does not exist)' },
+    ],
+    [
+      'an IB port that is down',
+      'infiniband-node',
+      { explicitInterfaces: ['ib1'] },
+      { outcome: 'fatal', reason: '--iface ib1 is not usable (ib1: down (no carrier))' },
+    ],
+    [
+      'a bond member',
+      'bond-host',
+      { explicitInterfaces: ['ens1f0'] },
+      { outcome: 'fatal', reason: '--iface ens1f0 is not usable (ens1f0: bond member of bond0)' },
+    ],
+    [
+      'an interface without an address of the family',
+      'docker-host',
+      { explicitInterfaces: ['eno1'], family: 'ipv6' },
+      { outcome: 'fatal', reason: '--iface eno1 is not usable (eno1: link-local only)' },
+    ],
+    [
+      'none of a list',
+      'bond-host',
+      { explicitInterfaces: ['ens2f0', 'ens9', 'lo'] },
+      {
+        outcome: 'fatal',
+        reason:
+          'none of --iface ens2f0,ens9,lo is usable (ens2f0: down (no carrier); ens9: does not exist; lo: loopback)',
+      },
+    ],
+    [
+      '--iface wins over NCCL_SOCKET_IFNAME',
+      'bond-host',
+      { explicitInterfaces: ['eno1'], userNcclIfname: 'bond0' },
+      {
+        outcome: 'picked',
+        interface: 'eno1',
+        address: '203.0.113.42',
+        reason: '--iface eno1, IPv4 203.0.113.42',
+      },
+    ],
+  ])('%s', (_, fixture, context, outcome) => {
+    expect(explicit(loadFacts(fixture), makeContext(context))).toEqual(outcome);
+  });
+});
+
+describe('explicit: a NCCL_SOCKET_IFNAME the user already set', () => {
+  it.each<Row>([
+    [
+      'a prefix takes the first match in the kernel order',
+      'bond-host',
+      { userNcclIfname: 'bond0' },
+      {
+        outcome: 'picked',
+        interface: 'bond0',
+        address: '198.18.8.42',
+        reason:
+          'NCCL_SOCKET_IFNAME=bond0 is kept; bond0 is its first usable match, IPv4 198.18.8.42',
+      },
+    ],
+    [
+      'an exact name',
+      'bond-host',
+      { userNcclIfname: '=bond0.2973' },
+      {
+        outcome: 'picked',
+        interface: 'bond0.2973',
+        address: '198.18.16.42',
+        reason:
+          'NCCL_SOCKET_IFNAME==bond0.2973 is kept; bond0.2973 is its first usable match, IPv4 198.18.16.42',
+      },
+    ],
+    [
+      'an exclude list skips lo and takes the next usable',
+      'docker-host',
+      { userNcclIfname: '^docker,lo' },
+      {
+        outcome: 'picked',
+        interface: 'eno1',
+        address: '198.18.4.21',
+        reason:
+          'NCCL_SOCKET_IFNAME=^docker,lo is kept; eno1 is its first usable match, IPv4 198.18.4.21',
+      },
+    ],
+    [
+      // NCCL itself would take docker0 here too: excluding exactly eno1 leaves it.
+      'an exact exclude keeps NCCL semantics, docker0 included',
+      'docker-host',
+      { userNcclIfname: '^=eno1' },
+      {
+        outcome: 'picked',
+        interface: 'docker0',
+        address: '172.17.0.1',
+        reason:
+          'NCCL_SOCKET_IFNAME=^=eno1 is kept; docker0 is its first usable match, IPv4 172.17.0.1',
+      },
+    ],
+    [
+      'ib skips a down port',
+      'infiniband-node',
+      { userNcclIfname: 'ib' },
+      {
+        outcome: 'picked',
+        interface: 'ib0',
+        address: '198.18.32.17',
+        reason: 'NCCL_SOCKET_IFNAME=ib is kept; ib0 is its first usable match, IPv4 198.18.32.17',
+      },
+    ],
+    [
+      'matches only a down port',
+      'bond-host',
+      { userNcclIfname: 'ens2' },
+      {
+        outcome: 'fatal',
+        reason: 'NCCL_SOCKET_IFNAME=ens2 matches no usable interface (ens2f0: down (no carrier))',
+      },
+    ],
+    [
+      'matches nothing at all',
+      'multus-pod',
+      { userNcclIfname: 'mlx' },
+      {
+        outcome: 'fatal',
+        reason: "NCCL_SOCKET_IFNAME=mlx matches none of this host's interfaces (lo, eth0, net1)",
+      },
+    ],
+    [
+      'a one-character value, which NCCL ignores',
+      'docker-host',
+      { userNcclIfname: 'e' },
+      {
+        outcome: 'skipped',
+        reason: 'NCCL_SOCKET_IFNAME=e is ignored by NCCL (values shorter than two characters are)',
+      },
+    ],
+    [
+      'IPv6: the first match with a usable IPv6 address',
+      'master-node',
+      { userNcclIfname: '^lo', family: 'ipv6' },
+      {
+        outcome: 'picked',
+        interface: 'ens3f0',
+        address: '2001:db8:60::10',
+        reason:
+          'NCCL_SOCKET_IFNAME=^lo is kept; ens3f0 is its first usable match, IPv6 2001:db8:60::10',
+      },
+    ],
+  ])('%s', (_, fixture, context, outcome) => {
+    expect(explicit(loadFacts(fixture), makeContext(context))).toEqual(outcome);
+  });
+
+  it('lists a long host in short when nothing matches', () => {
+    const outcome = explicit(loadFacts('k8s-node'), makeContext({ userNcclIfname: 'ib' }));
+    expect(outcome.outcome).toBe('fatal');
+    expect(outcome.reason).toMatch(
+      /^NCCL_SOCKET_IFNAME=ib matches none of this host's interfaces \(lo, ens5, kube-ipvs0, .*, and 494 more\)$/,
+    );
+  });
+});
