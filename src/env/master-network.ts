@@ -36,7 +36,9 @@ export async function masterNetworkWarning(
   if ([...masterAddrNetworks].some((name) => endpointNetworks.has(name))) return null;
 
   const via = (names: Set<string>) => [...names].join(', ');
-  return `master address ${masterAddr} (${wanted.join(', ')}) is reached via ${via(masterAddrNetworks)}, but the ${job.rdzvBackend} rendezvous endpoint ${endpoint.host} via ${via(endpointNetworks)}: different networks; torchrun meets at the endpoint, so the job uses ${decision.interface}`;
+  const resolvedTo =
+    wanted.length === 1 && wanted[0] === masterAddr ? '' : ` (${wanted.join(', ')})`;
+  return `master address ${masterAddr}${resolvedTo} is reached via ${via(masterAddrNetworks)}, but the ${job.rdzvBackend} rendezvous endpoint ${endpoint.host} via ${via(endpointNetworks)}: different networks; torchrun meets at the endpoint, so the job uses ${decision.interface}`;
 }
 
 /** Every address a name resolves to; none when it does not resolve (torchrun never reads it here). */

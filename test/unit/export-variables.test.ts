@@ -371,7 +371,7 @@ describe('exportVariables: warnings about the host and the job', () => {
     });
     const { warnings } = await exportVariables(await input({ job: c10d }));
     expect(warnings).toEqual([
-      `master address 203.0.113.20 (203.0.113.20) is reached via eno1, but the c10d rendezvous endpoint ${MASTER} via ens3f0: different networks; torchrun meets at the endpoint, so the job uses ens3f0`,
+      `master address 203.0.113.20 is reached via eno1, but the c10d rendezvous endpoint ${MASTER} via ens3f0: different networks; torchrun meets at the endpoint, so the job uses ens3f0`,
     ]);
   });
 
