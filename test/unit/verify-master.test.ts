@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:net';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT, UnresolvableMasterError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
@@ -37,7 +37,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function capturingLogger(): { logger: pino.Logger; lines: () => string[] } {
+function capturingLogger(): { logger: Logger; lines: () => string[] } {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
