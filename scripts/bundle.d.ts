@@ -1,0 +1,8 @@
+/** Types of scripts/bundle.js, for the tests that build and inspect the bundle. */
+export declare const TEMPLATE_FILES: readonly string[];
+export declare const BUNDLE_PATH: string;
+export declare function bundle(options?: { outfile?: string }): Promise<{
+  outfile: string;
+  bytes: number;
+  metafile: import('esbuild').Metafile;
+}>;

@@ -1,0 +1,358 @@
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { BlockList } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { parse as parseDotenv } from 'dotenv';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { settleOptions } from '../../src/cli/config.js';
+import { envNameOf, OPTION_SPECS } from '../../src/cli/options.js';
+import { splitArgv } from '../../src/cli/split-argv.js';
+import { UsageError } from '../../src/errors.js';
+import { TEMPLATE_NAMES, TEMPLATES } from '../../src/templates/catalog.js';
+import { renderTemplate, runInit } from '../../src/templates/init.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const tempDir = () => mkdtempSync(join(tmpdir(), 'nccl-run-templates-'));
+
+// biome-ignore lint/suspicious/noExplicitAny: parsed YAML is checked field by field
+type Doc = any;
+
+describe('every template', () => {
+  it.each(TEMPLATE_NAMES)(
+    '%s: every placeholder has a value and every value a placeholder',
+    (name) => {
+      const raw = readFileSync(join(root, TEMPLATES[name].file), 'utf8');
+      const placeholders = new Set([...raw.matchAll(/\{\{([A-Z_]+)\}\}/g)].map((m) => m[1]));
+      expect([...placeholders].sort()).toEqual(Object.keys(TEMPLATES[name].values).sort());
+      expect(renderTemplate(name)).not.toMatch(/\{\{|\}\}/);
+    },
+  );
+
+  it('are all embedded in the one-file bundle', async () => {
+    const { TEMPLATE_FILES } = await import('../../scripts/bundle.js');
+    expect([...TEMPLATE_FILES].sort()).toEqual(
+      TEMPLATE_NAMES.map((name) => TEMPLATES[name].file).sort(),
+    );
+  });
+
+  it.each(TEMPLATE_NAMES)('%s: every default passes its own check', (name) => {
+    for (const value of Object.values(TEMPLATES[name].values)) {
+      expect(value.accepts(value.default)).toBe(true);
+    }
+  });
+});
+
+describe('slurm', () => {
+  const values = {
+    JOB_NAME: 'llama-ft',
+    NODES: '4',
+    GPUS_PER_NODE: '4',
+    CPUS_PER_TASK: '48',
+    TIME: '1-12:00:00',
+    SCRIPT: 'recipes/pretrain.py',
+  };
+  const script = renderTemplate('slurm', values);
+
+  it('passes bash -n', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'job.sbatch'), script);
+    await expect(execa('bash', ['-n', join(dir, 'job.sbatch')])).resolves.toMatchObject({
+      exitCode: 0,
+    });
+  });
+
+  it('asks Slurm for what was asked: one task per node', () => {
+    const directives = script.split('\n').filter((line) => line.startsWith('#SBATCH'));
+    expect(directives).toEqual([
+      '#SBATCH --job-name=llama-ft',
+      '#SBATCH --nodes=4',
+      '#SBATCH --ntasks-per-node=1',
+      '#SBATCH --gpus-per-node=4',
+      '#SBATCH --cpus-per-task=48',
+      '#SBATCH --time=1-12:00:00',
+      '#SBATCH --output=%x-%j.out',
+    ]);
+  });
+
+  it('runs srun nccl-run, and nccl-run hands torchrun exactly its arguments', async () => {
+    const dir = tempDir();
+    const argvFile = join(dir, 'srun-argv.json');
+    writeFileSync(
+      join(dir, 'srun'),
+      `#!/bin/sh\nexec node -e 'require("fs").writeFileSync(process.env.SRUN_ARGV_FILE, JSON.stringify(process.argv.slice(1)))' -- "$@"\n`,
+    );
+    chmodSync(join(dir, 'srun'), 0o755);
+    writeFileSync(join(dir, 'job.sbatch'), script);
+    await execa('bash', [join(dir, 'job.sbatch')], {
+      env: { PATH: `${dir}:${process.env.PATH}`, SRUN_ARGV_FILE: argvFile },
+    });
+    const argv = JSON.parse(readFileSync(argvFile, 'utf8')) as string[];
+    const launched = argv.slice(argv.indexOf('nccl-run') + 1);
+    expect(argv.slice(0, argv.indexOf('nccl-run'))).toEqual([
+      '--ntasks-per-node=1',
+      '--kill-on-bad-exit=1',
+    ]);
+    expect(splitArgv(launched)).toMatchObject({
+      command: 'run',
+      own: ['--verify', 'master', '--verify-timeout', '5m'],
+      torchrun: ['--nproc-per-node=4', 'recipes/pretrain.py'],
+    });
+  });
+});
+
+describe('k8s', () => {
+  const doc: Doc = parseYaml(
+    renderTemplate('k8s', {
+      JOB_NAME: 'bert',
+      WORKERS: '3',
+      GPUS_PER_NODE: '2',
+      IMAGE: 'registry.example.com/ml/bert:1.4',
+      SCRIPT: 'train.py',
+    }),
+  );
+
+  it('is a PyTorchJob with one master and the workers asked for', () => {
+    expect(doc).toMatchObject({
+      apiVersion: 'kubeflow.org/v1',
+      kind: 'PyTorchJob',
+      metadata: { name: 'bert' },
+    });
+    expect(doc.spec.nprocPerNode).toBe('2');
+    expect(doc.spec.pytorchReplicaSpecs.Master.replicas).toBe(1);
+    expect(doc.spec.pytorchReplicaSpecs.Worker.replicas).toBe(3);
+  });
+
+  it.each(['Master', 'Worker'])(
+    '%s pods run tini -- nccl-run with the image, GPUs and port the operator reads',
+    (role) => {
+      const pod = doc.spec.pytorchReplicaSpecs[role].template.spec;
+      const [container] = pod.containers;
+      // The operator finds the container named "pytorch" and its port named "pytorchjob-port".
+      expect(container.name).toBe('pytorch');
+      expect(container.ports).toEqual([{ name: 'pytorchjob-port', containerPort: 23456 }]);
+      expect(container.image).toBe('registry.example.com/ml/bert:1.4');
+      expect(container.resources.limits['nvidia.com/gpu']).toBe(2);
+      expect(container.command).toEqual(['/usr/bin/tini', '--', 'nccl-run']);
+      expect(splitArgv(container.args)).toMatchObject({
+        own: ['--verify', 'master', '--verify-timeout', '5m'],
+        torchrun: ['train.py'],
+      });
+      expect(pod.volumes).toEqual([{ name: 'dshm', emptyDir: { medium: 'Memory' } }]);
+    },
+  );
+});
+
+describe('compose', () => {
+  // Compose reads YAML 1.1 merge keys (`<<: *node`).
+  const doc: Doc = parseYaml(
+    renderTemplate('compose', { IMAGE: 'ghcr.io/acme/train:2', SCRIPT: 'ddp.py' }),
+    { merge: true },
+  );
+  const subnet = (name: string) => {
+    const [address, prefix] = doc.networks[name].ipam.config[0].subnet.split('/');
+    const list = new BlockList();
+    list.addSubnet(address, Number(prefix));
+    return list;
+  };
+
+  it('runs two nodes of one job, each on the data and the management network', () => {
+    expect(Object.keys(doc.services)).toEqual(['node0', 'node1']);
+    const data = subnet('data');
+    const mgmt = subnet('mgmt');
+    for (const [rank, name] of ['node0', 'node1'].entries()) {
+      const service = doc.services[name];
+      expect(service.image).toBe('ghcr.io/acme/train:2');
+      expect(data.check(service.networks.data.ipv4_address)).toBe(true);
+      expect(mgmt.check(service.networks.mgmt.ipv4_address)).toBe(true);
+      const { own, torchrun } = splitArgv(service.command);
+      expect(own).toEqual([]);
+      expect(torchrun).toContain(`--node-rank=${rank}`);
+      expect(torchrun).toContain('--nnodes=2');
+      expect(torchrun.at(-1)).toBe('ddp.py');
+    }
+  });
+
+  it("points both nodes at node0's data address, so the subnet strategy can find the data interface", () => {
+    const masterAddr = (name: string) =>
+      (doc.services[name].command as string[])
+        .find((arg) => arg.startsWith('--master-addr='))
+        ?.split('=')[1];
+    expect(masterAddr('node0')).toBe(doc.services.node0.networks.data.ipv4_address);
+    expect(masterAddr('node1')).toBe(doc.services.node0.networks.data.ipv4_address);
+  });
+
+  it('configures nccl-run through NCCL_RUN_* variables it accepts', () => {
+    const environment = doc.services.node0.environment as Record<string, string>;
+    const { options } = settleOptions({}, environment, tempDir(), false);
+    expect(options).toMatchObject({ verify: 'master', verifyTimeoutMs: 120_000 });
+  });
+});
+
+describe('env', () => {
+  const values = {
+    STRATEGY: 'explicit,subnet,route',
+    VERIFY: 'peers',
+    VERIFY_TIMEOUT: '90s',
+    CLUSTER: 'slurm',
+  };
+  const text = renderTemplate('env', values);
+
+  it('is read by nccl-run as the values asked for', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'nccl-run.env'), text);
+    const { options, envFileExtras } = settleOptions({}, {}, dir, false);
+    expect(options).toMatchObject({
+      strategy: ['explicit', 'subnet', 'route'],
+      verify: 'peers',
+      verifyTimeoutMs: 90_000,
+      cluster: 'slurm',
+      envFile: join(dir, 'nccl-run.env'),
+    });
+    expect(envFileExtras).toEqual({});
+  });
+
+  it('with every commented example switched on, is still a valid env file', () => {
+    const dir = tempDir();
+    const uncommented = text.replace(/^# ((NCCL_RUN_[A-Z_]+|NCCL_[A-Z_]+|TORCH_[A-Z_]+)=)/gm, '$1');
+    writeFileSync(join(dir, 'nccl-run.env'), uncommented);
+    const settled = settleOptions({}, {}, dir, false);
+    expect(settled.options).toMatchObject({
+      iface: ['ens3f0'],
+      probePort: 29501,
+      torchrun: ['python3', '-m', 'torch.distributed.run'],
+    });
+    expect(settled.envFileExtras).toEqual({
+      NCCL_IB_HCA: 'mlx5',
+      TORCH_NCCL_ASYNC_ERROR_HANDLING: '1',
+    });
+  });
+
+  it('documents every option that an env file can set', () => {
+    const keys = new Set(Object.keys(parseDotenv(text.replace(/^# (NCCL_RUN_)/gm, '$1'))));
+    // flagOnly options have no variable; an env file cannot name another env file.
+    const settable = OPTION_SPECS.filter((spec) => !spec.flagOnly && spec.name !== 'env-file');
+    expect(settable.map((spec) => envNameOf(spec.name)).filter((name) => !keys.has(name))).toEqual(
+      [],
+    );
+  });
+});
+
+describe('docker', () => {
+  const dockerfile = renderTemplate('docker');
+  const instructions = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('#'));
+
+  it('is Dockerfile.example', () => {
+    expect(dockerfile).toBe(readFileSync(join(root, 'Dockerfile.example'), 'utf8'));
+  });
+
+  it('builds in a node stage and runs in a PyTorch CUDA runtime image', () => {
+    expect(dockerfile).toMatch(
+      /^ARG PYTORCH_IMAGE=pytorch\/pytorch:[\d.]+-cuda[\d.]+-cudnn\d+-runtime$/m,
+    );
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-/m);
+    expect(instructions.filter((line) => line.startsWith('FROM '))).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile ARG reference
+      'FROM ${NODE_IMAGE} AS build',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile ARG reference
+      'FROM ${PYTORCH_IMAGE}',
+    ]);
+  });
+
+  it('copies into the build stage only files that exist in this repository', () => {
+    const sources = instructions
+      .filter((line) => line.startsWith('COPY ') && !line.includes('--from='))
+      .flatMap((line) => line.split(/\s+/).slice(1, -1));
+    expect(sources.length).toBeGreaterThan(0);
+    for (const source of sources)
+      expect(() => readFileSync(join(root, source.replace(/\/$/, '')))).not.toThrow(/ENOENT/);
+  });
+
+  it('copies the bundle that `npm run bundle` writes, and runs it under tini', async () => {
+    const { BUNDLE_PATH } = await import('../../scripts/bundle.js');
+    const workdir = instructions.find((line) => line.startsWith('WORKDIR '))?.split(' ')[1];
+    const fromBuild = instructions.find(
+      (line) => line.includes('--from=build') && line.includes('.mjs'),
+    );
+    expect(fromBuild).toBe(
+      `COPY --from=build --chmod=755 ${workdir}/dist/nccl-run.mjs /usr/local/bin/nccl-run`,
+    );
+    expect(BUNDLE_PATH).toBe(join(root, 'dist', 'nccl-run.mjs'));
+    expect(instructions).toContain('ENTRYPOINT ["/usr/bin/tini", "--", "nccl-run"]');
+  });
+});
+
+describe('renderTemplate: bad requests', () => {
+  it.each([
+    ['slurm', { NODES: '0' }, /template slurm: bad NODES '0': expected a whole number >= 1/],
+    ['slurm', { SCRIPT: 'train.py; rm -rf ~' }, /bad SCRIPT 'train.py; rm -rf ~'/],
+    ['k8s', { JOB_NAME: 'Bert_1' }, /bad JOB_NAME 'Bert_1': expected a DNS label/],
+    ['env', { VERIFY: 'all' }, /bad VERIFY 'all': expected one of none, local, master, peers/],
+    ['env', { VERIFY_TIMEOUT: 'soon' }, /bad VERIFY_TIMEOUT 'soon'/],
+    ['compose', { NODES: '3' }, /template compose has no value NODES; valid: IMAGE, SCRIPT/],
+    ['docker', { IMAGE: 'x' }, /template docker has no value IMAGE; valid: none/],
+  ] as const)('%s %j', (name, values, message) => {
+    expect(() => renderTemplate(name, values)).toThrow(UsageError);
+    expect(() => renderTemplate(name, values)).toThrow(message);
+  });
+});
+
+describe('runInit', () => {
+  const capture = () => {
+    const stream = new PassThrough();
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+  };
+
+  it('prints the template to stdout without --out', async () => {
+    const out = capture();
+    expect(await runInit({ template: 'env', out: null, force: false }, out.stream)).toBe(0);
+    expect(out.text()).toBe(renderTemplate('env'));
+  });
+
+  it('writes --out, and refuses to replace it without --force (usage error, exit 64)', async () => {
+    const path = join(tempDir(), 'job.sbatch');
+    const out = capture();
+    expect(await runInit({ template: 'slurm', out: path, force: false }, out.stream)).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe(renderTemplate('slurm'));
+    expect(out.text()).toBe('');
+
+    writeFileSync(path, 'my edits\n');
+    const again = runInit({ template: 'slurm', out: path, force: false }, out.stream);
+    await expect(again).rejects.toThrow(UsageError);
+    await expect(
+      runInit({ template: 'slurm', out: path, force: false }, out.stream),
+    ).rejects.toThrow(
+      `--out ${path}: the file exists; add --force to replace it, or choose another path`,
+    );
+    expect(readFileSync(path, 'utf8')).toBe('my edits\n');
+    expect(new UsageError('').exitCode).toBe(64);
+
+    expect(await runInit({ template: 'slurm', out: path, force: true }, out.stream)).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe(renderTemplate('slurm'));
+  });
+
+  it.each([
+    [{ template: undefined }, 'init: which template? valid: slurm, k8s, docker, compose, env'],
+    [
+      { template: 'helm' },
+      "init: unknown template 'helm'; valid: slurm, k8s, docker, compose, env",
+    ],
+    [
+      { template: 'env', out: '/nonexistent-dir/nccl-run.env' },
+      '--out /nonexistent-dir/nccl-run.env: cannot write it (ENOENT)',
+    ],
+  ])('%j → usage error', async (args, message) => {
+    const run = runInit({ out: null, force: false, ...args }, capture().stream);
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(runInit({ out: null, force: false, ...args }, capture().stream)).rejects.toThrow(
+      message,
+    );
+  });
+});
