@@ -1,10 +1,139 @@
+/**
+ * The job's shape as torchrun will see it (SPEC "The job"): each value from
+ * torchrun's command line, else the PET_<DEST> variable torchrun reads
+ * itself, else (master host and port only) MASTER_ADDR/MASTER_PORT, else the
+ * cluster, else torchrun's default. What the cluster fills in and torchrun
+ * would not otherwise get is returned in `fill`, to be exported as PET_*.
+ */
+
 import type { ClusterInfo, JobShape } from './job-shape.js';
+import { readNnodes } from './nnodes.js';
+import { parsePythonInt } from './python-builtins.js';
+import { readIsHost, readRendezvousConfig } from './rendezvous-config.js';
+import { readMaster } from './rendezvous-master.js';
+import { badValue, clusterSetting, defaultSetting, type Setting } from './setting.js';
+import { parseTorchrunArgs, type TorchrunArgs } from './torchrun-args.js';
+import { checkTorchrunEnvironment, torchrunFlag, torchrunSetting } from './torchrun-environment.js';
+
+/** JobShape, plus what job-shape.ts has no field for yet. */
+export interface TorchrunJobShape extends JobShape {
+  /**
+   * --rdzv-conf is_host for the c10d backend: when given, it alone decides
+   * whether this node hosts the store (c10d_rendezvous_backend.py
+   * `_create_tcp_store`); null when not given or not c10d.
+   */
+  isHost: boolean | null;
+}
 
 /** Reads the job's shape from torchrun's argv, PET_*, MASTER_*, the cluster and torchrun's defaults. */
 export function readJobShape(
-  _torchrunArgv: readonly string[],
-  _env: NodeJS.ProcessEnv,
-  _cluster: ClusterInfo | null,
-): JobShape {
-  throw new Error('readJobShape: not implemented yet');
+  torchrunArgv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cluster: ClusterInfo | null,
+): TorchrunJobShape {
+  const args = parseTorchrunArgs(torchrunArgv);
+  checkTorchrunEnvironment(args, env);
+
+  const standalone = torchrunFlag(args, env, 'standalone');
+  const rdzvBackend = standalone ? 'c10d' : readBackend(args, env);
+  // --standalone is one node on localhost by definition: what the cluster
+  // says about a multi-node job would only make torchrun wait for nodes that
+  // never come.
+  const filling = standalone ? null : cluster;
+
+  const isHost = readRendezvousHost(args, env, rdzvBackend);
+  const master = readMaster(args, env, { backend: rdzvBackend, standalone }, filling);
+  const nnodes = readNodeCount(args, env, filling);
+  const nodeRank = readNodeRank(args, env, filling, rdzvBackend === 'static');
+
+  const fill: Record<string, string> = { ...master.fill };
+  if (nnodes.fromCluster) fill.PET_NNODES = nnodes.value;
+  if (nodeRank?.fromCluster) fill.PET_NODE_RANK = String(nodeRank.value);
+
+  const filled = Object.keys(fill).length > 0;
+  return {
+    rdzvBackend,
+    master: master.master,
+    masterAddr: master.masterAddr,
+    nnodes: { min: nnodes.min, max: nnodes.max, source: nnodes.source },
+    nodeRank: nodeRank && { value: nodeRank.value, source: nodeRank.source },
+    standalone,
+    localAddr: torchrunSetting(args, env, 'local_addr')?.value || null,
+    fill,
+    clusterPeers: cluster?.peers ?? [],
+    cluster: cluster !== null && (filled || cluster.peers.length > 0) ? cluster.kind : null,
+    isHost,
+  };
+}
+
+/** run.py: --rdzv-backend defaults to static; any other name is a registered backend. */
+function readBackend(args: TorchrunArgs, env: NodeJS.ProcessEnv): string {
+  const backend = torchrunSetting(args, env, 'rdzv_backend');
+  if (backend === null) return 'static';
+  if (backend.value === '') {
+    throw badValue(
+      backend.origin,
+      backend.value,
+      'expected a rendezvous backend: static, c10d, etcd, etcd-v2',
+    );
+  }
+  return backend.value;
+}
+
+/** run.py `config_from_args` parses --rdzv-conf for every backend; only c10d reads is_host. */
+function readRendezvousHost(
+  args: TorchrunArgs,
+  env: NodeJS.ProcessEnv,
+  backend: string,
+): boolean | null {
+  const conf = torchrunSetting(args, env, 'rdzv_conf');
+  if (conf === null) return null;
+  const reading = readRendezvousConfig(conf.value);
+  if (reading.problem !== undefined) throw badValue(conf.origin, conf.value, reading.problem);
+  if (backend !== 'c10d') return null;
+  const isHost = readIsHost(reading.pairs);
+  if (isHost !== null && typeof isHost === 'object') {
+    throw badValue(conf.origin, conf.value, isHost.problem);
+  }
+  return isHost;
+}
+
+function readNodeCount(
+  args: TorchrunArgs,
+  env: NodeJS.ProcessEnv,
+  cluster: ClusterInfo | null,
+): { min: number; max: number; value: string; source: string; fromCluster: boolean } {
+  // run.py: --nnodes defaults to "1:1".
+  const setting: Setting =
+    torchrunSetting(args, env, 'nnodes') ??
+    clusterSetting(cluster, cluster?.nnodes) ??
+    defaultSetting('1:1');
+  const reading = readNnodes(setting.value);
+  if (reading.problem !== undefined) throw badValue(setting.origin, setting.value, reading.problem);
+  return {
+    min: reading.min,
+    max: reading.max,
+    value: setting.value,
+    source: setting.origin.name,
+    fromCluster: setting.origin.from === 'cluster',
+  };
+}
+
+/** run.py: --node-rank defaults to 0; only the static backend uses it, elastic ones assign ranks. */
+function readNodeRank(
+  args: TorchrunArgs,
+  env: NodeJS.ProcessEnv,
+  cluster: ClusterInfo | null,
+  isStatic: boolean,
+): { value: number; source: string; fromCluster: boolean } | null {
+  const setting =
+    torchrunSetting(args, env, 'node_rank') ??
+    clusterSetting(cluster, cluster?.nodeRank) ??
+    (isStatic ? defaultSetting('0') : null);
+  if (setting === null) return null;
+  const value = parsePythonInt(setting.value);
+  if (value === null || value < 0) {
+    throw badValue(setting.origin, setting.value, 'expected a node rank, 0 or more');
+  }
+  return { value, source: setting.origin.name, fromCluster: setting.origin.from === 'cluster' };
 }

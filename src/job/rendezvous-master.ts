@@ -1,0 +1,171 @@
+/**
+ * Where the job's nodes meet: run.py `get_rdzv_endpoint` gives the static
+ * backend `f"{master_addr}:{master_port}"` unless --rdzv-endpoint is set, and
+ * every other backend its --rdzv-endpoint; each backend then reads that with
+ * `parse_rendezvous_endpoint` and its own default port.
+ */
+import type { ClusterInfo, RendezvousEndpoint } from './job-shape.js';
+import { parsePythonInt } from './python-builtins.js';
+import { readRendezvousEndpoint } from './rendezvous-endpoint.js';
+import { badValue, clusterSetting, defaultSetting, type Origin, type Setting } from './setting.js';
+import type { TorchrunArgs } from './torchrun-args.js';
+import { torchrunSetting } from './torchrun-environment.js';
+
+export interface MasterReading {
+  master: RendezvousEndpoint | null;
+  /** The host the master's name resolves from, for the "two networks" warning (JobShape.masterAddr). */
+  masterAddr: string | null;
+  /** PET_MASTER_ADDR / PET_MASTER_PORT to export. */
+  fill: Record<string, string>;
+}
+
+/**
+ * Default ports: c10d_rendezvous_backend.py `DEFAULT_PORT` (29400);
+ * etcd_rendezvous.py and etcd_rendezvous_backend.py (2379). Other backends
+ * are plugins whose endpoint format nccl-run cannot know.
+ */
+const DEFAULT_PORTS: Readonly<Record<string, number>> = {
+  c10d: 29_400,
+  etcd: 2_379,
+  'etcd-v2': 2_379,
+};
+
+/** run.py: `--master-addr` defaults to 127.0.0.1, `--master-port` to 29500. */
+const STATIC_DEFAULTS = { host: '127.0.0.1', port: '29500' };
+
+const PORT_RANGE = 'expected a port, 1-65535';
+
+export function readMaster(
+  args: TorchrunArgs,
+  env: NodeJS.ProcessEnv,
+  rendezvous: { backend: string; standalone: boolean },
+  cluster: ClusterInfo | null,
+): MasterReading {
+  const { backend, standalone } = rendezvous;
+  const endpoint = torchrunSetting(args, env, 'rdzv_endpoint');
+  const masterAddr = torchrunSetting(args, env, 'master_addr');
+  // run.py run(): --standalone replaces backend and endpoint with c10d on a
+  // free localhost port (localhost:29400 in torch 1.13, localhost:0 on main).
+  if (standalone) return { master: null, masterAddr: masterAddr?.value || null, fill: {} };
+  // run.py tests `not args.rdzv_endpoint`: an empty endpoint is no endpoint.
+  const given = endpoint !== null && endpoint.value !== '' ? endpoint : null;
+  if (backend === 'static') {
+    if (given === null) return staticMaster(args, env, cluster);
+    // static_tcp_rendezvous.py: parse_rendezvous_endpoint(endpoint, -1), and no port is an error.
+    const master = endpointMaster(given, null, true);
+    return { master, masterAddr: master?.host ?? null, fill: {} };
+  }
+  const defaultPort = DEFAULT_PORTS[backend] ?? null;
+  const master =
+    given === null
+      ? defaultPort === null
+        ? null
+        : { host: 'localhost', port: defaultPort, source: 'default' }
+      : endpointMaster(given, defaultPort, defaultPort !== null);
+  return { master, masterAddr: masterAddr?.value || null, fill: {} };
+}
+
+function endpointMaster(
+  endpoint: Setting,
+  defaultPort: number | null,
+  known: boolean,
+): RendezvousEndpoint | null {
+  const reading = readRendezvousEndpoint(endpoint.value);
+  if (reading.problem !== undefined) {
+    if (!known) return null;
+    throw badValue(endpoint.origin, endpoint.value, reading.problem);
+  }
+  if (reading.port !== null) {
+    return { host: reading.host, port: reading.port, source: endpoint.origin.name };
+  }
+  if (defaultPort !== null) {
+    return {
+      host: reading.host,
+      port: defaultPort,
+      source: `${endpoint.origin.name}, port default`,
+    };
+  }
+  if (!known) return null;
+  throw badValue(
+    endpoint.origin,
+    endpoint.value,
+    'the static backend needs a port: expected HOST:PORT',
+  );
+}
+
+/**
+ * The static backend's master: torchrun's own --master-addr/--master-port
+ * (command line, then PET_MASTER_ADDR/PET_MASTER_PORT), then MASTER_ADDR /
+ * MASTER_PORT, then the cluster, then torchrun's defaults.
+ *
+ * torchrun itself never reads MASTER_ADDR/MASTER_PORT: its agent writes them
+ * into each worker's environment, from the store it rendezvoused at. We read
+ * them anyway, because whoever set them around torchrun (an sbatch script,
+ * Kubeflow's operator) names the master with them. torchrun only follows
+ * what it is given as PET_*, so a value the cluster supplied is exported as
+ * PET_MASTER_ADDR/PET_MASTER_PORT when torchrun would not otherwise get one;
+ * the value exported is the one read here (for both Slurm and Kubeflow the
+ * cluster's port is MASTER_PORT when set, and Kubeflow's master is
+ * MASTER_ADDR). Without a cluster, MASTER_* alone is read but not exported
+ * (SPEC "What it exports"), and torchrun keeps its own default.
+ */
+function staticMaster(
+  args: TorchrunArgs,
+  env: NodeJS.ProcessEnv,
+  cluster: ClusterInfo | null,
+): MasterReading {
+  const host = firstOf(
+    torchrunSetting(args, env, 'master_addr'),
+    fromEnv(env, 'MASTER_ADDR'),
+    clusterSetting(cluster, cluster?.masterHost),
+    defaultSetting(STATIC_DEFAULTS.host),
+  );
+  const port = firstOf(
+    torchrunSetting(args, env, 'master_port'),
+    fromEnv(env, 'MASTER_PORT'),
+    clusterSetting(cluster, cluster?.masterPort),
+    defaultSetting(STATIC_DEFAULTS.port),
+  );
+
+  const portNumber = parsePythonInt(port.value);
+  if (portNumber === null || portNumber < 1 || portNumber > 65_535) {
+    throw badValue(port.origin, port.value, PORT_RANGE);
+  }
+  // run.py joins them as f"{master_addr}:{master_port}" and reads that back,
+  // which is how both `[fd00::1]` and a bare `fd00::1` work as --master-addr.
+  const reading = readRendezvousEndpoint(`${host.value}:${portNumber}`);
+  if (reading.problem !== undefined) {
+    throw badValue(
+      host.origin,
+      host.value,
+      'expected a host name, an IPv4 address or an IPv6 address, without a port',
+    );
+  }
+
+  const fill: Record<string, string> = {};
+  if (exportable(host.origin, cluster?.masterHost)) fill.PET_MASTER_ADDR = host.value;
+  if (exportable(port.origin, cluster?.masterPort)) fill.PET_MASTER_PORT = String(portNumber);
+  const source =
+    host.origin.name === port.origin.name
+      ? host.origin.name
+      : `${host.origin.name}, port ${port.origin.name}`;
+  return {
+    master: { host: reading.host, port: portNumber, source },
+    masterAddr: reading.host,
+    fill,
+  };
+}
+
+/** Read from MASTER_* or the cluster, which torchrun does not read, and the cluster has the value. */
+function exportable(origin: Origin, clusterValue: unknown): boolean {
+  return (origin.from === 'env' || origin.from === 'cluster') && clusterValue != null;
+}
+
+function fromEnv(env: NodeJS.ProcessEnv, name: string): Setting | null {
+  const value = env[name]?.trim();
+  return value ? { value, origin: { name, from: 'env' } } : null;
+}
+
+function firstOf(...settings: [...(Setting | null)[], Setting]): Setting {
+  return settings.find((setting) => setting !== null) as Setting;
+}
