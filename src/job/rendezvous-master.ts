@@ -24,11 +24,11 @@ export interface MasterReading {
  * etcd_rendezvous.py and etcd_rendezvous_backend.py (2379). Other backends
  * are plugins whose endpoint format nccl-run cannot know.
  */
-const DEFAULT_PORTS: Readonly<Record<string, number>> = {
-  c10d: 29_400,
-  etcd: 2_379,
-  'etcd-v2': 2_379,
-};
+const DEFAULT_PORTS: ReadonlyMap<string, number> = new Map([
+  ['c10d', 29_400],
+  ['etcd', 2_379],
+  ['etcd-v2', 2_379],
+]);
 
 /** run.py: `--master-addr` defaults to 127.0.0.1, `--master-port` to 29500. */
 const STATIC_DEFAULTS = { host: '127.0.0.1', port: '29500' };
@@ -55,7 +55,7 @@ export function readMaster(
     const master = endpointMaster(given, null, true);
     return { master, masterAddr: master?.host ?? null, fill: {} };
   }
-  const defaultPort = DEFAULT_PORTS[backend] ?? null;
+  const defaultPort = DEFAULT_PORTS.get(backend) ?? null;
   const master =
     given === null
       ? defaultPort === null

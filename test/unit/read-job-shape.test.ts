@@ -314,6 +314,11 @@ const RENDEZVOUS: Row[] = [
     expect: { rdzvBackend: 'mine', master: null },
   },
   {
+    why: 'a backend named like an Object property is just an unknown backend',
+    argv: ['--rdzv-backend=constructor', '--rdzv-endpoint=h', 't.py'],
+    expect: { rdzvBackend: 'constructor', master: null },
+  },
+  {
     why: "a plugin backend's host:port endpoint",
     argv: ['--rdzv-backend=mine', '--rdzv-endpoint=h:7', 't.py'],
     expect: { master: { host: 'h', port: 7, source: '--rdzv-endpoint' } },
