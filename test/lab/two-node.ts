@@ -152,6 +152,31 @@ export class TwoNodeLab {
     return Number(stdout.trim());
   }
 
+  /**
+   * Kills every process left on both nodes (a job a test abandoned on
+   * purpose) and waits until none remain, so the next job starts clean.
+   */
+  async stopProcesses(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const pids = [...(await this.pids('A')), ...(await this.pids('B'))];
+      if (pids.length === 0) return;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `two-node lab: processes ${pids.join(' ')} outlived SIGKILL for ${timeoutMs} ms`,
+        );
+      }
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // exited between the listing and the kill
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   /** Removes both namespaces (killing what runs in them) and their /etc/netns files. */
   cleanup(): Promise<void> {
     return this.lab.cleanup();
