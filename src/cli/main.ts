@@ -12,7 +12,7 @@ import { runInit } from '../templates/init.js';
 import { type VerifyReport, verify } from '../verify/verify.js';
 import { packageVersion } from '../version.js';
 import { type Options, settleOptions } from './config.js';
-import { buildParser, parseOwnFlags } from './parser.js';
+import { buildParser, EPILOGUE, parseOwnFlags, USAGE } from './parser.js';
 import { explainJson, explainText, launchSummary } from './render.js';
 import { shellQuote } from './shell-quote.js';
 import { splitArgv } from './split-argv.js';
@@ -34,7 +34,7 @@ export async function main(
     const split = splitArgv(argv);
     const flags = parseOwnFlags(split.own);
     if (flags.help === true) {
-      process.stdout.write(`${await buildParser().getHelp()}\n`);
+      process.stdout.write(`${USAGE}\n\n${await buildParser().getHelp()}\n\n${EPILOGUE}\n`);
       return 0;
     }
     if (flags.version === true) {

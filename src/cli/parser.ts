@@ -8,24 +8,41 @@ import yargs, { type Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import { OPTION_SPECS } from './options.js';
 
-const EPILOGUE = `Everything from the first word that is not an nccl-run option (or after --) goes to torchrun unchanged. Every option can also be set as NCCL_RUN_<NAME> (e.g. NCCL_RUN_IFACE) or in ./nccl-run.env; precedence: flag > environment > env file > default.
+/** Printed below the option groups, as written (yargs would re-wrap it mid-word). */
+export const EPILOGUE = `Examples:
+  nccl-run --nnodes=2 --nproc-per-node=8 --master-addr=node01 train.py
+      resolve, verify the master, run torchrun
+  nccl-run explain --master-addr=198.18.10.1 --nnodes=2
+      show the interfaces and why one is chosen
+  eval "$(nccl-run env --nnodes=2 --master-addr=node01)"
+      only export the variables
+  srun nccl-run check --verify peers
+      vet a Slurm allocation before the job
+  nccl-run --iface ens3f0 -- explain
+      run a script literally named "explain"
 
-Exit status: torchrun's own; 128+N if it died of signal N; 64 bad command line; 68 master name does not resolve; 69 no usable interface; 75 master or peer unreachable; 78 bad configuration; 126/127 launcher not executable/not found.`;
+Everything from the first word that is not an nccl-run option (or after --) goes to torchrun
+unchanged. Every option can also be set as NCCL_RUN_<NAME> (e.g. NCCL_RUN_IFACE)
+or in ./nccl-run.env; precedence: flag > environment > env file > default.
+
+Exit status: torchrun's own; 128+N if it died of signal N; 64 bad command line;
+68 master name does not resolve; 69 no usable interface; 75 master or peer
+unreachable; 78 bad configuration; 126/127 launcher not executable/not found.`;
+
+/** Printed above yargs' option groups: yargs would re-wrap these aligned lines. */
+export const USAGE = [
+  'Usage:',
+  '  nccl-run [OPTIONS] [--] [TORCHRUN_ARGS...]          resolve, export, verify, launch',
+  '  nccl-run explain [OPTIONS] [--] [TORCHRUN_ARGS...]  interfaces, decision trace, env, command',
+  '  nccl-run env [OPTIONS] [--] [TORCHRUN_ARGS...]      only the variables (--format shell|dotenv|json)',
+  '  nccl-run check [OPTIONS] [--] [TORCHRUN_ARGS...]    resolve and verify, no launch',
+  '  nccl-run init TEMPLATE [--out PATH] [--force]       slurm, k8s, docker, compose, env',
+  '  nccl-run completion                                 bash completion script',
+].join('\n');
 
 export function buildParser(): Argv {
   const parser = yargs([])
     .scriptName('nccl-run')
-    .usage(
-      [
-        'Usage:',
-        '  nccl-run [OPTIONS] [--] [TORCHRUN_ARGS...]          resolve, export, verify, launch',
-        '  nccl-run explain [OPTIONS] [--] [TORCHRUN_ARGS...]  interfaces, decision trace, env, command',
-        '  nccl-run env [OPTIONS] [--] [TORCHRUN_ARGS...]      only the variables (--format shell|dotenv|json)',
-        '  nccl-run check [OPTIONS] [--] [TORCHRUN_ARGS...]    resolve and verify, no launch',
-        '  nccl-run init TEMPLATE [--out PATH] [--force]       slurm, k8s, docker, compose, env',
-        '  nccl-run completion                                 bash completion script',
-      ].join('\n'),
-    )
     .exitProcess(false)
     .help(false)
     .version(false)
@@ -62,20 +79,7 @@ export function buildParser(): Argv {
     group: 'Launch:',
     requiresArg: true,
   });
-  parser
-    .example(
-      'nccl-run --nnodes=2 --nproc-per-node=8 --master-addr=node01 train.py',
-      'resolve, verify the master, run torchrun',
-    )
-    .example(
-      'nccl-run explain --master-addr=198.18.10.1 --nnodes=2',
-      'show the interfaces and why one is chosen',
-    )
-    .example('eval "$(nccl-run env --nnodes=2 --master-addr=node01)"', 'only export the variables')
-    .example('srun nccl-run check --verify peers', 'vet a Slurm allocation before the job')
-    .example('nccl-run --iface ens3f0 -- explain', 'run a script literally named "explain"')
-    .completion('completion', false)
-    .epilogue(EPILOGUE);
+  parser.completion('completion', false);
   return parser;
 }
 

@@ -106,8 +106,9 @@ function endpointMaster(
  * PET_MASTER_ADDR/PET_MASTER_PORT when torchrun would not otherwise get one;
  * the value exported is the one read here (for both Slurm and Kubeflow the
  * cluster's port is MASTER_PORT when set, and Kubeflow's master is
- * MASTER_ADDR). Without a cluster, MASTER_* alone is read but not exported
- * (SPEC "What it exports"), and torchrun keeps its own default.
+ * MASTER_ADDR). MASTER_* without a cluster is exported the same way: SPEC
+ * only names the cluster, but leaving torchrun on 127.0.0.1:29500 while we
+ * verified MASTER_ADDR would launch a different job than the one checked.
  */
 function staticMaster(
   args: TorchrunArgs,
@@ -143,8 +144,8 @@ function staticMaster(
   }
 
   const fill: Record<string, string> = {};
-  if (exportable(host.origin, cluster?.masterHost)) fill.PET_MASTER_ADDR = host.value;
-  if (exportable(port.origin, cluster?.masterPort)) fill.PET_MASTER_PORT = String(portNumber);
+  if (exportable(host.origin)) fill.PET_MASTER_ADDR = host.value;
+  if (exportable(port.origin)) fill.PET_MASTER_PORT = String(portNumber);
   const source =
     host.origin.name === port.origin.name
       ? host.origin.name
@@ -156,9 +157,9 @@ function staticMaster(
   };
 }
 
-/** Read from MASTER_* or the cluster, which torchrun does not read, and the cluster has the value. */
-function exportable(origin: Origin, clusterValue: unknown): boolean {
-  return (origin.from === 'env' || origin.from === 'cluster') && clusterValue != null;
+/** Read from MASTER_* or the cluster, which torchrun does not read. */
+function exportable(origin: Origin): boolean {
+  return origin.from === 'env' || origin.from === 'cluster';
 }
 
 function fromEnv(env: NodeJS.ProcessEnv, name: string): Setting | null {

@@ -131,12 +131,12 @@ const PRECEDENCE: Row[] = [
     },
   },
   {
-    why: 'MASTER_* without a cluster: read, not exported',
+    why: 'MASTER_* without a cluster: read, and exported so torchrun agrees',
     argv: ['t.py'],
     env: { MASTER_ADDR: ' 198.18.0.9 ', MASTER_PORT: '3333' },
     expect: {
       master: { host: '198.18.0.9', port: 3333, source: 'MASTER_ADDR, port MASTER_PORT' },
-      fill: {},
+      fill: { PET_MASTER_ADDR: '198.18.0.9', PET_MASTER_PORT: '3333' },
       cluster: null,
     },
   },

@@ -73,12 +73,18 @@ describe('explicit: --iface', () => {
     [
       'none of a list',
       'bond-host',
-      { explicitInterfaces: ['ens2f0', 'ens9', 'lo'] },
+      { explicitInterfaces: ['ens2f0', 'ens9', 'bond0.2973'], family: 'ipv6' },
       {
         outcome: 'fatal',
         reason:
-          'none of --iface ens2f0,ens9,lo is usable (ens2f0: down (no carrier); ens9: does not exist; lo: loopback)',
+          'none of --iface ens2f0,ens9,bond0.2973 is usable (ens2f0: down (no carrier); ens9: does not exist; bond0.2973: no IPv6 address)',
       },
+    ],
+    [
+      'loopback, when named, for a single-node debugging run',
+      'bond-host',
+      { explicitInterfaces: ['ens9', 'lo'] },
+      { outcome: 'picked', interface: 'lo', address: '127.0.0.1', reason: '--iface lo (first usable of ens9,lo), IPv4 127.0.0.1' },
     ],
     [
       '--iface wins over NCCL_SOCKET_IFNAME',

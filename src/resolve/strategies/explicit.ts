@@ -5,11 +5,11 @@
  * semantics, and its first usable match is what Gloo and TensorPipe get.
  * A named interface that cannot be used is fatal, never a silent fall-through.
  */
-import type { HostFacts, InterfaceFacts } from '../../host/host-facts.js';
+import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../../host/host-facts.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
 import { ncclHonoursIfname, ncclIfnameMatches, parseNcclIfname } from '../nccl-ifname.js';
-import { unusableReason, usableAddress } from '../usable.js';
+import { isUp, unusableReason, usableAddress } from '../usable.js';
 
 export const explicit: Strategy = (facts, context) => {
   if (context.explicitInterfaces.length > 0) return fromIfaceOption(facts, context);
@@ -23,9 +23,8 @@ function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOut
   const failures: string[] = [];
   for (const name of names) {
     const iface = facts.interfaces.find((candidate) => candidate.name === name);
-    const why = iface === undefined ? 'does not exist' : unusableReason(iface, context.family);
-    const address = iface === undefined ? null : usableAddress(iface, context.family);
-    if (why === null && address !== null) {
+    const address = iface === undefined ? null : chosenAddress(iface, context.family);
+    if (address !== null) {
       const first = names.length > 1 ? ` (first usable of ${names.join(',')})` : '';
       return {
         outcome: 'picked',
@@ -34,7 +33,7 @@ function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOut
         reason: `--iface ${name}${first}, ${familyLabel(context.family)} ${address.address}`,
       };
     }
-    failures.push(`${name}: ${why}`);
+    failures.push(`${name}: ${iface === undefined ? 'does not exist' : unusableReason(iface, context.family)}`);
   }
   const subject =
     names.length > 1
@@ -72,6 +71,18 @@ function fromNcclIfname(facts: HostFacts, context: ResolveContext, value: string
   }
   const why = matches.map((iface) => `${iface.name}: ${unusableReason(iface, context.family)}`);
   return { outcome: 'fatal', reason: `${shown} matches no usable interface (${why.join('; ')})` };
+}
+
+/**
+ * A usable address; or, since the user named it with --iface, loopback's own address: the
+ * one way to pin a single-node debugging run to lo (other strategies never
+ * pick it for a multi-node job, and the verification catches a wrong use).
+ */
+function chosenAddress(iface: InterfaceFacts, family: Family): InterfaceAddress | null {
+  if (iface.kind === 'loopback' && isUp(iface)) {
+    return iface.addresses.find((a) => a.family === family) ?? null;
+  }
+  return usableAddress(iface, family);
 }
 
 function listNames(interfaces: readonly InterfaceFacts[]): string {
