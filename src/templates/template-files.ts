@@ -17,5 +17,13 @@ export function readTemplateFile(file: string): string {
     if (text === undefined) throw new Error(`template file ${file} is missing from the bundle`);
     return text;
   }
-  return readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+  const url = new URL(`../../${file}`, import.meta.url);
+  try {
+    return readFileSync(url, 'utf8');
+  } catch (error) {
+    // Only a broken install gets here: the package's "files" must ship every template.
+    throw new Error(`template file ${file} is missing from this installation (${url.pathname})`, {
+      cause: error,
+    });
+  }
 }
