@@ -12,9 +12,7 @@
  * An interface that exists in /sys but holds no address is listed too: a bond
  * member or a down NIC is exactly what a user needs to see in `explain`.
  */
-import { readdir } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
-import { join } from 'node:path';
 import type { HostFacts, InterfaceAddress, InterfaceFacts } from './host-facts.js';
 import { interfaceKind } from './interface-kind.js';
 import { sameAddress } from './ip-address.js';
@@ -23,7 +21,7 @@ import { addressesFromOs, type OsInterfaces } from './os-addresses.js';
 import { readRdmaDevices } from './rdma-devices.js';
 import { readRouteTable } from './route-table.js';
 import { ipJson } from './run-ip.js';
-import { readSysfsInterface, type SysfsInterface } from './sysfs-interface.js';
+import { readSysfsInterface, readSysfsNames, type SysfsInterface } from './sysfs-interface.js';
 
 export interface FactSources {
   /** Where sysfs is mounted: '/sys', or a fixture tree in tests. */
@@ -48,26 +46,23 @@ export async function readHostFacts(): Promise<HostFacts> {
 }
 
 export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts> {
-  const [sysfs, ipLinks, routes, rdma] = await Promise.all([
-    readdir(join(sources.sysRoot, 'class/net'))
-      .catch(() => [])
-      .then((names) => Promise.all(names.map((name) => readSysfsInterface(sources.sysRoot, name)))),
+  // The child processes and /proc reads start first and run while sysfs is read.
+  const pending = Promise.all([
     sources.ip ? ipJson(['-d', 'addr', 'show']).then(parseIpAddrShow) : [],
     readRouteTable(sources),
     readRdmaDevices(sources.sysRoot),
   ]);
+  const sysfs = readSysfsNames(sources.sysRoot).map((name) =>
+    readSysfsInterface(sources.sysRoot, name),
+  );
+  const [ipLinks, routes, rdma] = await pending;
   const osAddresses = addressesFromOs(sources.osInterfaces);
   const sysfsByName = new Map(sysfs.map((entry) => [entry.name, entry]));
   const ipByName = new Map(ipLinks.map((link) => [link.name, link]));
 
   // Names Node or ip know but sysfs does not (no /sys in this container) still count.
-  const missing = [...new Set([...osAddresses.keys(), ...ipByName.keys()])].filter(
-    (name) => !sysfsByName.has(name),
-  );
-  for (const entry of await Promise.all(
-    missing.map((name) => readSysfsInterface(sources.sysRoot, name)),
-  )) {
-    sysfsByName.set(entry.name, entry);
+  for (const name of new Set([...osAddresses.keys(), ...ipByName.keys()])) {
+    if (!sysfsByName.has(name)) sysfsByName.set(name, readSysfsInterface(sources.sysRoot, name));
   }
 
   const interfaces = [...sysfsByName.values()]

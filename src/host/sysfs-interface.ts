@@ -3,8 +3,15 @@
  * Every attribute may be missing or unreadable (carrier and speed fail with
  * EINVAL while the link is down; a container may not mount /sys): each one
  * then reads as null, never as an error.
+ *
+ * Reads are synchronous on purpose. A sysfs attribute is formatted from kernel
+ * memory and never waits on a disk, so the libuv thread pool adds only its
+ * round trips: over 500 veths (3,507 attribute files) on this project's 2-core
+ * machine, readFileSync took a median 63 ms, callback fs.readFile 268 ms,
+ * FileHandle open+read 363 ms and fs/promises readFile 484 ms. The reader
+ * starts iproute2 and the /proc reads first, so they still run alongside.
  */
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { SysfsKindSignals } from './interface-kind.js';
 
@@ -20,54 +27,59 @@ export interface SysfsInterface {
   signals: SysfsKindSignals;
 }
 
-export async function readSysfsInterface(sysRoot: string, name: string): Promise<SysfsInterface> {
+export function readSysfsInterface(sysRoot: string, name: string): SysfsInterface {
   const dir = join(sysRoot, 'class/net', name);
-  const entries = new Set(await readdir(dir).catch(() => []));
+  const entries = new Set(attempt(() => readdirSync(dir)) ?? []);
   // Only attributes the directory lists are opened: fewer failing syscalls on big hosts.
-  const read = (file: string): Promise<string | null> =>
+  const read = (file: string): string | null =>
     entries.has(file)
-      ? readFile(join(dir, file), 'utf8').then(
-          (text) => text.trim(),
-          () => null,
-        )
-      : Promise.resolve(null);
-  const [operstate, carrier, speed, mtu, type, ifindex, iflink, uevent, master] = await Promise.all(
-    [
-      read('operstate'),
-      read('carrier'),
-      read('speed'),
-      read('mtu'),
-      read('type'),
-      read('ifindex'),
-      read('iflink'),
-      read('uevent'),
-      entries.has('master') ? readlink(join(dir, 'master')).then(basename, () => null) : null,
-    ],
-  );
-  const index = integerOrNull(ifindex);
-  const linkIndex = integerOrNull(iflink);
-  const speedMbps = integerOrNull(speed);
+      ? (attempt(() => readFileSync(join(dir, file), 'utf8').trim()) ?? null)
+      : null;
+  const uevent = read('uevent');
+  const ifindex = integerOrNull(ueventField(uevent, 'IFINDEX') ?? read('ifindex'));
+  const iflink = integerOrNull(read('iflink'));
+  const carrier = read('carrier');
+  const speed = integerOrNull(read('speed'));
   return {
     name,
-    ifindex: index,
-    operstate,
+    ifindex,
+    operstate: read('operstate'),
     carrier: carrier === null ? null : carrier === '1',
     // The kernel prints SPEED_UNKNOWN as -1 (ethtool's convention); 0 means no link either.
-    speedMbps: speedMbps !== null && speedMbps > 0 ? speedMbps : null,
-    mtu: integerOrNull(mtu),
-    master,
+    speedMbps: speed !== null && speed > 0 ? speed : null,
+    mtu: integerOrNull(read('mtu')),
+    master: entries.has('master')
+      ? (attempt(() => basename(readlinkSync(join(dir, 'master')))) ?? null)
+      : null,
     signals: {
-      arphrdType: integerOrNull(type),
-      devtype: uevent?.match(/^DEVTYPE=(.+)$/m)?.[1] ?? null,
+      arphrdType: integerOrNull(read('type')),
+      devtype: ueventField(uevent, 'DEVTYPE'),
       hasDevice: entries.has('device'),
       hasBonding: entries.has('bonding'),
       hasBondingSlave: entries.has('bonding_slave'),
       hasBridge: entries.has('bridge'),
       hasTunFlags: entries.has('tun_flags'),
       hasLower: [...entries].some((entry) => entry.startsWith('lower_')),
-      ridesOnOther: index !== null && linkIndex !== null && index !== linkIndex,
+      ridesOnOther: ifindex !== null && iflink !== null && ifindex !== iflink,
     },
   };
+}
+
+/** The interface names sysfs lists; none when /sys is not mounted. */
+export function readSysfsNames(sysRoot: string): string[] {
+  return attempt(() => readdirSync(join(sysRoot, 'class/net'))) ?? [];
+}
+
+function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+function ueventField(uevent: string | null, key: string): string | null {
+  return uevent?.match(new RegExp(`^${key}=(.+)$`, 'm'))?.[1] ?? null;
 }
 
 function integerOrNull(text: string | null): number | null {
