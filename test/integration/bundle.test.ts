@@ -93,18 +93,19 @@ describe('the one-file bundle, alone in an empty folder', () => {
     expect(explained.command).toEqual(['torchrun', '--standalone', 'train.py']);
   });
 
-  it('explain --iface lo --verify none is refused as in the normal build: lo is never usable (exit 69)', async () => {
-    const result = await run([
-      'explain',
-      '--iface',
-      'lo',
-      '--verify',
-      'none',
-      '--log-format',
-      'json',
-    ]);
-    expect(result.exitCode).toBe(69);
-    expect(result.stderr).toContain('--iface lo is not usable');
+  it('explain --iface lo --verify none picks lo by the explicit strategy', async () => {
+    const result = await run(['explain', '--iface', 'lo', '--verify', 'none', '--json']);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout).decision).toMatchObject({
+      interface: 'lo',
+      strategy: 'explicit',
+    });
+  });
+
+  it('an error exits with its status, as in the normal build', async () => {
+    const result = await run(['explain', '--verify', 'sometimes']);
+    expect(result.exitCode).toBe(64);
+    expect(result.stderr).toContain("--verify: bad value 'sometimes'");
   });
 
   it('launches the --torchrun command with torchrun arguments untouched and passes its status through', async () => {
