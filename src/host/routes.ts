@@ -13,7 +13,10 @@ import { readProcRouteTable } from './route-table.js';
 import { runIp } from './run-ip.js';
 
 export interface RouteLookup {
-  /** Ask iproute2 (default true); false goes straight to /proc, as on a host without ip. */
+  /**
+   * Ask iproute2 (default true); false goes straight to /proc, as on a host without ip.
+   * An `ip` that fails other than with the kernel's "RTNETLINK answers" also means /proc.
+   */
   ip?: boolean;
   /** Where procfs is mounted (default '/proc'). */
   procRoot?: string;
@@ -63,13 +66,16 @@ async function kernelRoute(
   const zone = address === bare ? [] : ['oif', address.slice(bare.length + 1)];
   const run = await runIp(['-j', 'route', 'get', bare, ...zone]);
   if (!run.installed) return 'no-ip';
-  // "RTNETLINK answers: Network is unreachable" (exit 2) is the kernel saying: no route.
-  if (run.exitCode !== 0) return null;
+  if (run.exitCode !== 0) {
+    // "RTNETLINK answers: Network is unreachable" is the kernel saying: no route. Any other
+    // failure is ip's own (BusyBox's ip has no -j, a timeout): /proc can still answer.
+    return /RTNETLINK answers/.test(run.stderr) ? null : 'no-ip';
+  }
   let json: unknown;
   try {
     json = JSON.parse(run.stdout);
   } catch {
-    return null;
+    return 'no-ip';
   }
   const answer = parseIpRouteGet(json);
   if (answer === null || answer.type !== 'local') return answer;
