@@ -1,7 +1,7 @@
 /**
  * Reads this host's network once (STYLE.md: strategies only see the result).
  *
- * Sources, all read in parallel:
+ * Sources (iproute2 and the /proc and RDMA reads run while sysfs is read):
  *  - /sys/class/net/IF: state, carrier, speed, MTU, master, and the markers
  *    of the link's kind (sysfs-interface.ts, interface-kind.ts);
  *  - os.networkInterfaces(): addresses of interfaces that are up and running;
