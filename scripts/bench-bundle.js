@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * Start-up of the one-file bundle against the normal build: the median wall
- * time of `--dry-run --verify none --standalone train.py` (the whole plan:
- * options, host facts, decision, variables; no launch, no network wait), run
+ * time of `--dry-run --iface lo --verify none` (the whole plan: options,
+ * host facts, decision, variables; no launch, no network wait), run
  * alternately so that machine noise hits both alike. The bundle runs from an
  * empty temporary folder, as it would in a container.
  *
@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundle } from './bundle.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const ARGS = ['--dry-run', '--verify', 'none', '--standalone', 'train.py'];
+const ARGS = ['--dry-run', '--iface', 'lo', '--verify', 'none'];
 
 function timeOnce(script, cwd) {
   const started = process.hrtime.bigint();
