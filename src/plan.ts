@@ -8,6 +8,7 @@ import { optionError, type Settled } from './cli/config.js';
 import { detectCluster } from './cluster/detect-cluster.js';
 import { expandHostlist } from './cluster/slurm-hostlist.js';
 import { exportVariables, type Variables } from './env/export-variables.js';
+import { userValue } from './env/user-value.js';
 import { readFactsFile } from './host/facts-file.js';
 import type { HostFacts, RouteAnswer } from './host/host-facts.js';
 import { readHostFacts } from './host/read-host-facts.js';
@@ -69,7 +70,7 @@ export async function makePlan(
 
   const context: ResolveContext = {
     explicitInterfaces: options.iface,
-    userNcclIfname: options.force ? null : (userEnv.NCCL_SOCKET_IFNAME ?? null),
+    userNcclIfname: options.force ? null : userValue(userEnv, 'NCCL_SOCKET_IFNAME'),
     excludes: buildExcludes(options.exclude, options.noDefaultExcludes),
     family,
     master: master && { host: master.host, addresses: wanted },
@@ -87,6 +88,7 @@ export async function makePlan(
     ncclDebugSubsys: options.ncclDebugSubsys,
     routesToMaster,
     masterAddresses,
+    excludes: context.excludes,
   });
 
   return {
