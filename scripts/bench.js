@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 /**
- * nccl-run's benchmark (not a test): start-up cost measured on this machine.
+ * nccl-run's benchmark (not a test), measured on this machine in one run.
  *   node scripts/bench.js [--runs N]      (npm run bench builds first)
  * Prints a table and writes bench-results/bench.json.
  *
- * Sections: `measurements` below is the list; add an async function
- * (ctx) => { name, value, unit, target? } to it (helpers in bench-lib.js).
- * ctx: { runs, root, shared } where shared(key, compute) runs `compute` once
- * per key, for measurements derived from the same runs.
+ * Sections: `measurements` below is the list. Add an async function
+ * (ctx) => Result or Result[], Result = { name, value, unit, target? },
+ * wrapped in named() so a failure is labelled; a section in its own file
+ * (scripts/bench-*.js) is imported inside its function, so one that cannot
+ * load (no build yet) fails its own row and not the others. Helpers in
+ * bench-lib.js. ctx: { runs, root, shared }, where shared(key, compute)
+ * runs `compute` once per key for measurements derived from the same runs.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -85,23 +88,31 @@ export const measurements = [
     const name = 'nccl-run overhead over node -e 0';
     return { name, value: ncclRun - bare, unit: 'ms', target: { max: 60 } };
   }),
+  named('--verify peers with 255 loopback peers', async (ctx) => {
+    const { peerProbeBench } = await import('./bench-peers.js');
+    return peerProbeBench(ctx);
+  }),
+  named('one-file bundle start-up', async (ctx) => {
+    const { benchBundle } = await import('./bench-bundle.js');
+    return benchBundle(ctx);
+  }),
   ...DEPENDENCIES.map((dependency) => {
-    const name = `import('${dependency}'), median in-process time`;
+    const name = `import('${dependency}'), median CPU time`;
     return named(name, async (ctx) => ({
       name,
       value: importCost(dependency, ctx.runs, { cwd: root }),
-      unit: 'ms',
+      unit: 'ms CPU',
     }));
   }),
 ];
 
-/** Runs every measurement; one that throws becomes a row with its error, never a number. */
+/** Runs every measurement in order; one that throws becomes a row with its error, never a number. */
 export async function runBench({ runs }) {
   const ctx = { runs, root, shared: memo() };
   const rows = [];
   for (const measure of measurements) {
     try {
-      rows.push(await measure(ctx));
+      rows.push(...[await measure(ctx)].flat());
     } catch (error) {
       rows.push({ name: measure.name, error: String(error.message ?? error).split('\n')[0] });
     }

@@ -32,8 +32,8 @@ export async function launch(
 }
 
 async function start(file: string, args: string[], env: NodeJS.ProcessEnv) {
-  // Loaded here, not at the top: only a launch needs execa, and explain, env and
-  // check start faster without it (scripts/bench.js measures the import).
+  // Loaded here, not at the top: execa is the costliest import at start-up
+  // (scripts/bench.js) and only a launch needs it, not explain, env or check.
   const { execa } = await import('execa');
   const launcher = execa(file, args, {
     env,
