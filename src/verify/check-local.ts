@@ -7,12 +7,12 @@
  */
 import { BlockList, isIP } from 'node:net';
 import type { HostFacts, InterfaceFacts, RouteAnswer, RouteEntry } from '../host/host-facts.js';
+import { sameAddress } from '../host/ip-address.js';
 import type { Decision } from '../resolve/decision.js';
-import type { ReachFailure } from './reach-error.js';
 
 export type LocalOutcome =
   | { ok: true; iface: InterfaceFacts; warnings: string[] }
-  | ({ ok: false; message: string; warnings: string[] } & ReachFailure);
+  | { ok: false; message: string; warnings: string[] };
 
 export function checkLocal(
   facts: HostFacts,
@@ -21,21 +21,17 @@ export function checkLocal(
 ): LocalOutcome {
   const iface = facts.interfaces.find((candidate) => candidate.name === decision.interface);
   if (iface === undefined) {
-    return fail(
-      `the chosen interface ${decision.interface} does not exist on this host`,
-      'address not available',
-    );
+    return fail(`the chosen interface ${decision.interface} does not exist on this host`);
   }
   if (!isUp(iface)) {
     const state = `operstate ${iface.operstate ?? 'unreadable'}, carrier ${iface.carrier ?? 'unreadable'}`;
-    return fail(`the chosen interface ${iface.name} is not up (${state})`, 'unreachable');
+    return fail(`the chosen interface ${iface.name} is not up (${state})`);
   }
-  const held = iface.addresses.find((entry) => entry.address === decision.address);
+  const held = iface.addresses.find((entry) => sameAddress(entry.address, decision.address));
   if (held === undefined || held.family !== decision.family) {
     const holds = iface.addresses.map((entry) => entry.address).join(', ') || 'no address';
     return fail(
       `the chosen interface ${iface.name} does not hold the chosen ${decision.family} address ${decision.address} (it holds ${holds})`,
-      'address not available',
     );
   }
   return {
@@ -92,6 +88,6 @@ function routeText(route: RouteEntry): string {
   return `${route.destination}/${route.prefixLength}${via} dev ${route.interface} metric ${route.metric}`;
 }
 
-function fail(message: string, error: ReachFailure['error']): LocalOutcome {
-  return { ok: false, message, warnings: [], error, detail: message };
+function fail(message: string): LocalOutcome {
+  return { ok: false, message, warnings: [] };
 }

@@ -6,7 +6,7 @@
  * would fail or hang.
  */
 import { connect } from 'node:net';
-import { backoffDelayMs } from './backoff.js';
+import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
 import { type Deadline, formatSeconds } from './clock.js';
 import type { Endpoint } from './connect-once.js';
 import { encodeMessage, MessageReader, PROTOCOL_VERSION } from './probe-protocol.js';
@@ -106,7 +106,7 @@ export async function reachPeer(
   for (let attempt = 0; !deadline.passed(); attempt += 1) {
     last = await dialOnce({
       ...options,
-      attemptMs: Math.min(options.attemptMs, deadline.remainingMs()),
+      attemptMs: attemptBudgetMs(options.attemptMs, deadline.remainingMs()),
     });
     onAttempt(last);
     if (last.ok || last.error === 'address not available') break;

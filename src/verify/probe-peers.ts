@@ -4,6 +4,7 @@
  * reached every peer and been reached by every peer, or at the deadline;
  * the listener closes then (SPEC "Verification").
  */
+import { sameAddress } from '../host/ip-address.js';
 import type { Logger } from '../log.js';
 import { type Deadline, formatSeconds } from './clock.js';
 import type { PeerPlan } from './peer-list.js';
@@ -72,7 +73,7 @@ export async function probePeers(options: ProbeOptions): Promise<ProbeOutcome> {
         if (!expected.has(hello.peer)) return;
         inbound.set(
           hello.peer,
-          seen === hello.address
+          sameAddress(seen, hello.address)
             ? { ok: true, error: null, detail: null, source: seen }
             : {
                 ok: false,
@@ -142,7 +143,7 @@ function outboundLeg(
 ): PeerProbe['outbound'] {
   if (!outcome.ok)
     return { ok: false, error: outcome.error, detail: outcome.detail, seen: null, elapsedMs };
-  if (outcome.seen !== localAddress) {
+  if (!sameAddress(outcome.seen, localAddress)) {
     return {
       ok: false,
       error: 'wrong source address',

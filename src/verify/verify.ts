@@ -6,16 +6,16 @@
  * the rendezvous port, so it needs no torchrun running).
  */
 import { ConfigError } from '../errors.js';
-import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
+import type { HostFacts, InterfaceFacts, RouteAnswer } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Decision } from '../resolve/decision.js';
 import { checkLocal } from './check-local.js';
 import { checkStorePort } from './check-store-port.js';
-import { deadlineIn } from './clock.js';
+import { type Deadline, deadlineIn } from './clock.js';
 import { failureOf } from './failure.js';
 import { masterRole } from './master-role.js';
-import { planPeers, resolvePeers } from './peer-list.js';
+import { type PeerPlan, planPeers, resolvePeers } from './peer-list.js';
 import { probePeers } from './probe-peers.js';
 import { jobToken } from './probe-token.js';
 import { ATTEMPT_MS, waitForEndpoint } from './wait-for-endpoint.js';
@@ -83,7 +83,7 @@ export interface VerifyReport {
  * report, when a check fails.
  */
 export async function verify(input: VerifyInput): Promise<VerifyReport> {
-  const { decision, job, logger } = input;
+  const { decision } = input;
   const deadline = deadlineIn(input.timeoutMs);
   const report: VerifyReport = {
     level: input.level,
@@ -101,36 +101,10 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
   if (!local.ok) throw failureOf(finish(report, deadline, false), local.message);
   if (input.level === 'local') return finish(report, deadline, true);
 
-  const master = job.master;
-  const role =
-    master && (await masterRole(job, master, input.masterAddresses, input.facts, decision.family));
-  if (master && role?.role === 'store host') {
-    if (role.warning) report.warnings.push(role.warning);
-    const bound = await checkStorePort(role.address, master.port, decision.family);
-    report.results.push({
-      ...blankResult(master.host, role.address, master.port, 'bind'),
-      ok: bound.ok,
-      ...(!bound.ok && { address: bound.address, error: bound.error, detail: bound.detail }),
-      elapsedMs: Math.round(deadline.elapsedMs()),
-    });
-  }
-  if (master && role?.role === 'worker' && input.level === 'master') {
-    const target = { address: role.address, port: master.port };
-    const waited = await waitForEndpoint({
-      target,
-      localAddress: decision.address,
-      interfaceName: decision.interface,
-      deadline,
-      logger,
-    });
-    report.results.push({
-      ...blankResult(master.host, role.address, master.port, 'connect'),
-      ok: waited.outcome.ok,
-      ...(!waited.outcome.ok && { error: waited.outcome.error, detail: waited.outcome.detail }),
-      elapsedMs: Math.round(waited.elapsedMs),
-    });
-  }
-  if (input.level === 'peers') report.results.push(...(await probeAll(input, deadline)));
+  // A bad peer list is a configuration error: find it before touching the network.
+  const peers = input.level === 'peers' ? await planProbe(input, local.iface) : null;
+  report.results.push(...(await checkMaster(input, deadline, report.warnings)));
+  if (peers) report.results.push(...(await probeAll(input, peers, deadline)));
 
   const ok = report.results.every((result) => result.ok);
   finish(report, deadline, ok);
@@ -138,28 +112,80 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
   return report;
 }
 
-async function probeAll(
+/** The master node binds the rendezvous port; at level master, a worker connects to it. */
+async function checkMaster(
   input: VerifyInput,
-  deadline: ReturnType<typeof deadlineIn>,
+  deadline: Deadline,
+  warnings: string[],
 ): Promise<PeerResult[]> {
   const { decision, job } = input;
-  const names = input.peers;
-  if (names.length === 0) {
+  const master = job.master;
+  if (master === null) return [];
+  const role = await masterRole(job, master, input.masterAddresses, input.facts, decision.family);
+  if (role.role === 'store host') {
+    if (role.warning) warnings.push(role.warning);
+    const bound = await checkStorePort(role.address, master.port, decision.family);
+    return [
+      {
+        ...blankResult(master.host, role.address, master.port, 'bind'),
+        ok: bound.ok,
+        ...(!bound.ok && { address: bound.address, error: bound.error, detail: bound.detail }),
+        elapsedMs: Math.round(deadline.elapsedMs()),
+      },
+    ];
+  }
+  if (input.level !== 'master') return [];
+  const waited = await waitForEndpoint({
+    target: { address: role.address, port: master.port },
+    localAddress: decision.address,
+    interfaceName: decision.interface,
+    deadline,
+    logger: input.logger,
+  });
+  return [
+    {
+      ...blankResult(master.host, role.address, master.port, 'connect'),
+      ok: waited.outcome.ok,
+      ...(!waited.outcome.ok && { error: waited.outcome.error, detail: waited.outcome.detail }),
+      elapsedMs: Math.round(waited.elapsedMs),
+    },
+  ];
+}
+
+interface ProbePlan {
+  plan: PeerPlan;
+  port: number;
+}
+
+async function planProbe(input: VerifyInput, chosen: InterfaceFacts): Promise<ProbePlan> {
+  const { job } = input;
+  if (input.peers.length === 0) {
     throw new ConfigError(
       '--verify peers needs the list of nodes: give --peers, or run it under Slurm',
     );
   }
-  // SPEC --probe-port: "master port + 1", beside the rendezvous port that every node may already open.
+  // SPEC --probe-port: "master port + 1", beside the rendezvous port.
   const port = input.probePort ?? (job.master ? job.master.port + 1 : null);
-  if (port === null || port > 65535) {
+  if (port === null) {
     throw new ConfigError(
-      `--verify peers needs --probe-port: no master port to derive it from (${port ?? 'none'})`,
+      '--verify peers needs --probe-port: there is no master port to derive it from',
     );
   }
-  const chosen = input.facts.interfaces.find((iface) => iface.name === decision.interface);
-  if (chosen === undefined)
-    throw new ConfigError(`the chosen interface ${decision.interface} is not in the host facts`);
-  const plan = planPeers(await resolvePeers(names, decision.family), input.facts, chosen);
+  if (port > 65535) {
+    throw new ConfigError(
+      `the probe port derived from the master port, ${port}, is outside 1-65535: give --probe-port`,
+    );
+  }
+  const resolved = await resolvePeers(input.peers, input.decision.family);
+  return { plan: planPeers(resolved, input.facts, chosen), port };
+}
+
+async function probeAll(
+  input: VerifyInput,
+  { plan, port }: ProbePlan,
+  deadline: Deadline,
+): Promise<PeerResult[]> {
+  const { decision, job } = input;
   const probed = await probePeers({
     plan,
     localAddress: decision.address,
@@ -168,7 +194,7 @@ async function probeAll(
     token: jobToken({
       master: job.master,
       jobId: input.jobId ?? null,
-      peers: names,
+      peers: input.peers,
       probePort: port,
     }),
     deadline,

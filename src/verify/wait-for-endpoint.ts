@@ -5,7 +5,7 @@
  * silence; only the last attempt's error is reported.
  */
 import type { Logger } from '../log.js';
-import { backoffDelayMs } from './backoff.js';
+import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
 import { type Deadline, formatSeconds } from './clock.js';
 import { type ConnectOutcome, connectOnce, type Endpoint } from './connect-once.js';
 import { sleepUntil } from './sleep.js';
@@ -53,7 +53,11 @@ export async function waitForEndpoint(options: WaitOptions): Promise<WaitOutcome
   let attempts = 0;
   try {
     while (!deadline.passed()) {
-      last = await connectOnce(target, localAddress, Math.min(attemptMs, deadline.remainingMs()));
+      last = await connectOnce(
+        target,
+        localAddress,
+        attemptBudgetMs(attemptMs, deadline.remainingMs()),
+      );
       attempts += 1;
       if (last.ok) break;
       // The source address itself is gone or unusable: retrying cannot help.

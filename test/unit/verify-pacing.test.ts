@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffDelayMs } from '../../src/verify/backoff.js';
+import {
+  attemptBudgetMs,
+  BACKOFF_BASE_MS,
+  BACKOFF_CAP_MS,
+  backoffDelayMs,
+  MIN_ATTEMPT_MS,
+} from '../../src/verify/backoff.js';
 import { jobToken } from '../../src/verify/probe-token.js';
 import { classifySocketError } from '../../src/verify/reach-error.js';
 
@@ -24,6 +30,14 @@ describe('backoffDelayMs', () => {
   it('doubles its ceiling until the cap', () => {
     const ceiling = (attempt: number) => backoffDelayMs(attempt, () => 0.999_999) + 1;
     expect([0, 1, 2, 3, 4, 5, 6].map(ceiling)).toEqual([100, 200, 400, 800, 1600, 2000, 2000]);
+  });
+});
+
+describe('attemptBudgetMs', () => {
+  it('gives an attempt its full length, what is left, or at least MIN_ATTEMPT_MS at the end', () => {
+    expect(attemptBudgetMs(5_000, 60_000)).toBe(5_000);
+    expect(attemptBudgetMs(5_000, 1_200)).toBe(1_200);
+    expect(attemptBudgetMs(5_000, 3)).toBe(MIN_ATTEMPT_MS);
   });
 });
 

@@ -9,6 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import type { HostFacts, InterfaceFacts } from '../../src/host/host-facts.js';
 import { planPeers } from '../../src/verify/peer-list.js';
+import { startProbeListener } from '../../src/verify/probe-listener.js';
+import { jobToken } from '../../src/verify/probe-token.js';
 import {
   VerificationFailedError,
   type VerifyInput,
@@ -155,16 +157,29 @@ describe('verify --verify peers', () => {
   it("does not take another job's listener for a peer", async () => {
     const port = await freePort();
     const pair = ['127.0.0.1', '127.0.0.2'];
-    const [mine, theirs] = await Promise.all([
-      settle(node('127.0.0.1', pair, port, { timeoutMs: 1_000, jobId: 'job-1' })),
-      settle(node('127.0.0.2', pair, port, { timeoutMs: 1_000, jobId: 'job-2' })),
-    ]);
-    for (const outcome of [mine, theirs]) {
-      expect(outcome).toBeInstanceOf(VerificationFailedError);
-      expect((outcome as VerificationFailedError).report.results[0]).toMatchObject({
-        error: 'other job',
-        inbound: { ok: false, error: 'timed out' },
-      });
+    // Another job's probe on the same port of the other node, for the whole check.
+    const theirs = await startProbeListener({
+      address: '127.0.0.2',
+      port,
+      token: jobToken({ master: null, jobId: 'job-2', peers: pair, probePort: port }),
+      maxConnections: 4,
+      onHello: () => {},
+    });
+    try {
+      const mine = await settle(
+        node('127.0.0.1', pair, port, { timeoutMs: 1_000, jobId: 'job-1' }),
+      );
+      expect(mine).toBeInstanceOf(VerificationFailedError);
+      expect((mine as VerificationFailedError).report.results).toEqual([
+        expect.objectContaining({
+          peer: '127.0.0.2',
+          error: 'other job',
+          detail: 'its probe token differs from ours',
+          inbound: expect.objectContaining({ ok: false, error: 'timed out' }),
+        }),
+      ]);
+    } finally {
+      await theirs.close();
     }
   });
 
