@@ -8,9 +8,11 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { fixture, readReport, reportPath } from '../fixtures/fixture-report.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, readReport, removeReports, reportPath } from '../fixtures/fixture-report.js';
 import { cliCommand } from '../fixtures/nccl-run-process.js';
+
+afterAll(removeReports);
 
 const BUILT_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 

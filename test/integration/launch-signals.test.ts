@@ -8,9 +8,9 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORWARDED_SIGNALS } from '../../src/launch/forward-signals.js';
-import { isReady, reportPath, waitForReport } from '../fixtures/fixture-report.js';
+import { isReady, removeReports, reportPath, waitForReport } from '../fixtures/fixture-report.js';
 import {
   cliCommand,
   driverCommand,
@@ -19,6 +19,8 @@ import {
   startDetached,
   startOnTerminal,
 } from '../fixtures/nccl-run-process.js';
+
+afterAll(removeReports);
 
 const EXIT_CODE = 7;
 

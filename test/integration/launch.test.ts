@@ -6,16 +6,18 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LauncherError } from '../../src/errors.js';
 import { FORWARDED_SIGNALS, forwardSignals } from '../../src/launch/forward-signals.js';
 import { launch } from '../../src/launch/launch.js';
-import { fixture, readReport, reportPath } from '../fixtures/fixture-report.js';
+import { fixture, readReport, removeReports, reportPath } from '../fixtures/fixture-report.js';
+
+afterAll(removeReports);
 
 /** A pino logger whose lines the test can read. */
 function capturingLogger() {
@@ -126,9 +128,13 @@ describe('launch: exit status (SPEC "Exit status")', () => {
     const bin = mkdtempSync(join(tmpdir(), 'ncr-launch-bin-'));
     copyFileSync(fixture('not-executable.js'), join(bin, 'torchrun'));
     chmodSync(join(bin, 'torchrun'), 0o644);
-    const error = await launchError(['torchrun'], { PATH: bin });
-    expect(error.exitCode).toBe(126);
-    expect(error.message).toContain(join(bin, 'torchrun'));
+    try {
+      const error = await launchError(['torchrun'], { PATH: bin });
+      expect(error.exitCode).toBe(126);
+      expect(error.message).toContain(join(bin, 'torchrun'));
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it('throws LauncherError 126 naming the missing #! interpreter of a moved virtualenv', async () => {
