@@ -10,8 +10,7 @@ import { type Deadline, formatSeconds } from './clock.js';
 import type { PeerPlan } from './peer-list.js';
 import { type DialOutcome, reachPeer } from './probe-dial.js';
 import { startProbeListener } from './probe-listener.js';
-import type { ReachError } from './reach-error.js';
-import { classifySocketError, type ReachFailure } from './reach-error.js';
+import { classifySocketError, type ReachError, type ReachFailure } from './reach-error.js';
 import { PROGRESS_EVERY_MS } from './wait-for-endpoint.js';
 
 export interface Leg {
