@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-// Runs the compiled CLI; tsx is for development only (`npm run dev`).
-import { main } from '../dist/cli/main.js';
-
-main(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-});
+// Runs the one-file build that `npm run build` makes: loading one module
+// instead of ~150 separate ones is most of nccl-run's start-up time
+// (scripts/bench.js measures both). tsx is for development only (`npm run dev`).
+import '../dist/nccl-run.mjs';

@@ -39,10 +39,12 @@ export async function bundle({ outfile = BUNDLE_PATH } = {}) {
   );
   const result = await build({
     stdin: {
-      // The same two lines as bin/nccl-run.js, against the sources.
+      // The entry point: only here is the status turned into the process's exit
+      // (process.exit, so a handle left open can never keep nccl-run alive
+      // after torchrun is gone; stdout and stderr are synchronous on Linux).
       contents: [
         "import { main } from './src/cli/main.ts';",
-        'main(process.argv.slice(2)).then((code) => { process.exitCode = code; });',
+        'process.exit(await main(process.argv.slice(2)));',
       ].join('\n'),
       resolveDir: root,
       sourcefile: 'nccl-run-entry.ts',

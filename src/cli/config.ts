@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError, UsageError } from '../errors.js';
 import { STRATEGY_NAMES, type StrategyName } from '../resolve/decision.js';
 import { parseExcludeRule } from '../resolve/excludes.js';

@@ -12,7 +12,6 @@ import { runInit } from '../templates/init.js';
 import { type VerifyReport, verify } from '../verify/verify.js';
 import { packageVersion } from '../version.js';
 import { type Options, settleOptions } from './config.js';
-import { buildParser, EPILOGUE, parseOwnFlags, USAGE } from './parser.js';
 import { explainJson, explainText, launchSummary } from './render.js';
 import { shellQuote } from './shell-quote.js';
 import { splitArgv } from './split-argv.js';
@@ -28,12 +27,14 @@ export async function main(
   let logFormat: Options['logFormat'] = 'pretty';
   try {
     if (argv[0] === '--get-yargs-completions') {
+      const { buildParser } = await import('./parser.js');
       await buildParser().parseAsync([...argv]);
       return 0;
     }
     const split = splitArgv(argv);
-    const flags = parseOwnFlags(split.own);
+    const { flags } = split;
     if (flags.help === true) {
+      const { buildParser, EPILOGUE, USAGE } = await import('./parser.js');
       process.stdout.write(`${USAGE}\n\n${await buildParser().getHelp()}\n\n${EPILOGUE}\n`);
       return 0;
     }
@@ -42,6 +43,7 @@ export async function main(
       return 0;
     }
     if (split.command === 'completion') {
+      const { buildParser } = await import('./parser.js');
       buildParser().showCompletionScript();
       return 0;
     }

@@ -1,11 +1,9 @@
 /**
- * The yargs parser of nccl-run's own tokens (what splitArgv left for us):
- * help, version, completion and the value checks yargs is good at. Values are
- * validated by config.ts with zod, so one message format covers flags,
- * variables and the env file. Built in a function so tests parse without exiting.
+ * yargs renders --help from the option table and answers shell completion.
+ * splitArgv reads the options themselves and config.ts validates them with
+ * zod, so one message format covers flags, variables and the env file.
  */
 import yargs, { type Argv } from 'yargs';
-import { UsageError } from '../errors.js';
 import { OPTION_SPECS } from './options.js';
 
 /** Printed below the option groups, as written (yargs would re-wrap it mid-word). */
@@ -46,22 +44,7 @@ export function buildParser(): Argv {
     .exitProcess(false)
     .help(false)
     .version(false)
-    .strict()
-    .wrap(Math.min(110, process.stdout.columns || 100))
-    .parserConfiguration({
-      'boolean-negation': false,
-      'camel-case-expansion': false,
-      'dot-notation': false,
-      'duplicate-arguments-array': false,
-      'parse-numbers': false,
-      'parse-positional-numbers': false,
-      'short-option-groups': false,
-    })
-    .fail((message, error) => {
-      if (error instanceof UsageError) throw error;
-      const missing = /Not enough arguments following: (\S+)/.exec(message ?? '');
-      throw new UsageError(missing ? `--${missing[1]}: missing value` : message || String(error));
-    });
+    .wrap(Math.min(110, process.stdout.columns || 100));
   for (const spec of OPTION_SPECS) {
     const choices = spec.choices ? ` [${spec.choices.join('|')}]` : '';
     parser.option(spec.name, {
@@ -81,14 +64,4 @@ export function buildParser(): Argv {
   });
   parser.completion('completion', false);
   return parser;
-}
-
-/** Parses nccl-run's own tokens into kebab-case flags. */
-export function parseOwnFlags(own: readonly string[]): Record<string, unknown> {
-  const parsed = buildParser().parseSync([...own]) as Record<string, unknown>;
-  const flags: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(parsed)) {
-    if (key !== '_' && key !== '$0' && value !== undefined) flags[key] = value;
-  }
-  return flags;
 }

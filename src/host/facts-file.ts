@@ -11,7 +11,7 @@
  * strategy finds no route). Unknown keys anywhere are ignored.
  */
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from '../errors.js';
 import { interfaceFactsSchema, routeEntrySchema } from './facts-schema.js';
 import type { HostFacts } from './host-facts.js';

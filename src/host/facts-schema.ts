@@ -3,7 +3,7 @@
  * from outside: `--facts` snapshots. Unknown keys are dropped (explain --json
  * adds a verdict per interface); every field of the contract is required.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HostFacts } from './host-facts.js';
 import { familyOf, hostPrefixLength } from './ip-address.js';
 

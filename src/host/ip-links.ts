@@ -4,7 +4,7 @@
  * kernel's link kind (IFLA_INFO_KIND: veth, macvlan, vxlan...), which sysfs
  * only exposes for some drivers (uevent DEVTYPE).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { addressScope } from './address-scope.js';
 import type { InterfaceAddress } from './host-facts.js';
 import { familyOf } from './ip-address.js';

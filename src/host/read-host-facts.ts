@@ -19,7 +19,7 @@ import { sameAddress } from './ip-address.js';
 import { type IpLink, parseIpAddrShow } from './ip-links.js';
 import { addressesFromOs, type OsInterfaces } from './os-addresses.js';
 import { readRdmaDevices } from './rdma-devices.js';
-import { readRouteTable } from './route-table.js';
+import { readProcRouteTable } from './route-table.js';
 import { ipJson } from './run-ip.js';
 import { readSysfsInterface, readSysfsNames, type SysfsInterface } from './sysfs-interface.js';
 
@@ -49,7 +49,7 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
   // The child processes and /proc reads start first and run while sysfs is read.
   const pending = Promise.all([
     sources.ip ? ipJson(['-d', 'addr', 'show']).then(parseIpAddrShow) : [],
-    readRouteTable(sources),
+    readProcRouteTable(sources.procRoot),
     readRdmaDevices(sources.sysRoot),
   ]);
   const sysfs = readSysfsNames(sources.sysRoot).map((name) =>

@@ -1,33 +1,14 @@
 /**
- * This host's routing table: iproute2 when it answers (it sees every table,
- * local routes included), else /proc (main table for IPv4, all tables for IPv6).
+ * This host's routing table, from /proc (the main table for IPv4, every table
+ * for IPv6): a file read on every host and in every slim image, where
+ * `ip route show table all` would cost two process spawns on every
+ * invocation. The table only serves replaying a snapshot; live resolution
+ * asks the kernel itself (`ip route get`, routes.ts), policy rules included.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RouteEntry } from './host-facts.js';
-import { parseIpRouteShow } from './ip-routes.js';
 import { parseProcIpv6Route, parseProcNetRoute } from './proc-routes.js';
-import { ipJson } from './run-ip.js';
-
-export interface RouteSource {
-  /** Ask iproute2 first; false reads /proc only, as on a host without it. */
-  ip: boolean;
-  /** Where /proc is mounted ('/proc'); a fixture tree in tests. */
-  procRoot: string;
-}
-
-export async function readRouteTable(source: RouteSource): Promise<RouteEntry[]> {
-  if (source.ip) {
-    const [v4, v6] = await Promise.all([
-      ipJson(['-4', 'route', 'show', 'table', 'all']),
-      ipJson(['-6', 'route', 'show', 'table', 'all']),
-    ]);
-    if (v4 !== null && v6 !== null) {
-      return [...parseIpRouteShow(v4, 'ipv4'), ...parseIpRouteShow(v6, 'ipv6')];
-    }
-  }
-  return readProcRouteTable(source.procRoot);
-}
 
 export async function readProcRouteTable(procRoot: string): Promise<RouteEntry[]> {
   // A kernel without IPv6 has no ipv6_route; an empty table is the truth there.

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settleOptions } from '../../src/cli/config.js';
-import { parseOwnFlags } from '../../src/cli/parser.js';
+import { splitArgv } from '../../src/cli/split-argv.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
 
 const emptyDir = () => mkdtempSync(join(tmpdir(), 'nccl-run-config-'));
 
 function settle(own: string[], env: Record<string, string> = {}, cwd = emptyDir()) {
-  return settleOptions(parseOwnFlags(own), env, cwd, false);
+  return settleOptions(splitArgv(own).flags, env, cwd, false);
 }
 
 describe('settleOptions: precedence flag > environment > env file > default', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIpRouteGet, parseIpRouteShow } from '../../src/host/ip-routes.js';
+import { parseIpRouteGet } from '../../src/host/ip-routes.js';
 
 // `ip -4 -j route show table all` from a namespace (iproute2 6.1), trimmed.
 const IPV4_TABLE = [
@@ -87,105 +87,6 @@ const IPV6_TABLE = [
     pref: 'medium',
   },
 ];
-
-describe('parseIpRouteShow', () => {
-  it('keeps unicast and local routes of the default-rule tables, one entry per nexthop', () => {
-    expect(parseIpRouteShow(IPV4_TABLE, 'ipv4')).toEqual([
-      {
-        family: 'ipv4',
-        destination: '198.18.5.0',
-        prefixLength: 24,
-        interface: 'v0',
-        gateway: null,
-        metric: 0,
-        type: 'unicast',
-      },
-      {
-        family: 'ipv4',
-        destination: '0.0.0.0',
-        prefixLength: 0,
-        interface: 'v0',
-        gateway: '198.18.5.254',
-        metric: 20,
-        type: 'unicast',
-      },
-      {
-        family: 'ipv4',
-        destination: '198.19.0.0',
-        prefixLength: 16,
-        interface: 'v0',
-        gateway: '198.18.5.2',
-        metric: 0,
-        type: 'unicast',
-      },
-      {
-        family: 'ipv4',
-        destination: '198.19.0.0',
-        prefixLength: 16,
-        interface: 'br0',
-        gateway: '198.18.6.2',
-        metric: 0,
-        type: 'unicast',
-      },
-      {
-        family: 'ipv4',
-        destination: '127.0.0.0',
-        prefixLength: 8,
-        interface: 'lo',
-        gateway: null,
-        metric: 0,
-        type: 'local',
-      },
-      {
-        family: 'ipv4',
-        destination: '198.18.5.1',
-        prefixLength: 32,
-        interface: 'v0',
-        gateway: null,
-        metric: 0,
-        type: 'local',
-      },
-    ]);
-  });
-
-  it('reads IPv6 defaults as ::/0 and host routes as /128', () => {
-    expect(parseIpRouteShow(IPV6_TABLE, 'ipv6')).toEqual([
-      {
-        family: 'ipv6',
-        destination: '2001:db8:5::',
-        prefixLength: 64,
-        interface: 'v0',
-        gateway: null,
-        metric: 256,
-        type: 'unicast',
-      },
-      {
-        family: 'ipv6',
-        destination: '::',
-        prefixLength: 0,
-        interface: 'v0',
-        gateway: '2001:db8:5::2',
-        metric: 1024,
-        type: 'unicast',
-      },
-      {
-        family: 'ipv6',
-        destination: '2001:db8:5::1',
-        prefixLength: 128,
-        interface: 'v0',
-        gateway: null,
-        metric: 0,
-        type: 'local',
-      },
-    ]);
-  });
-
-  it('drops entries of the other family and anything that is not a route', () => {
-    expect(parseIpRouteShow(IPV6_TABLE, 'ipv4')).toEqual([]);
-    expect(parseIpRouteShow([{ dst: '198.18.0.0/40', dev: 'x' }, 42, null], 'ipv4')).toEqual([]);
-    expect(parseIpRouteShow({ not: 'an array' }, 'ipv4')).toEqual([]);
-  });
-});
 
 describe('parseIpRouteGet', () => {
   it('reads a route via a gateway', () => {

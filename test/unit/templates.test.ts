@@ -97,7 +97,7 @@ describe('slurm', () => {
     ]);
     expect(splitArgv(launched)).toMatchObject({
       command: 'run',
-      own: ['--verify', 'master', '--verify-timeout', '5m'],
+      flags: { verify: 'master', 'verify-timeout': '5m' },
       torchrun: ['--nproc-per-node=4', 'recipes/pretrain.py'],
     });
   });
@@ -137,7 +137,7 @@ describe('k8s', () => {
       expect(container.resources.limits['nvidia.com/gpu']).toBe(2);
       expect(container.command).toEqual(['/usr/bin/tini', '--', 'nccl-run']);
       expect(splitArgv(container.args)).toMatchObject({
-        own: ['--verify', 'master', '--verify-timeout', '5m'],
+        flags: { verify: 'master', 'verify-timeout': '5m' },
         torchrun: ['train.py'],
       });
       expect(pod.volumes).toEqual([{ name: 'dshm', emptyDir: { medium: 'Memory' } }]);
@@ -167,8 +167,8 @@ describe('compose', () => {
       expect(service.image).toBe('ghcr.io/acme/train:2');
       expect(data.check(service.networks.data.ipv4_address)).toBe(true);
       expect(mgmt.check(service.networks.mgmt.ipv4_address)).toBe(true);
-      const { own, torchrun } = splitArgv(service.command);
-      expect(own).toEqual([]);
+      const { flags, torchrun } = splitArgv(service.command);
+      expect(flags).toEqual({});
       expect(torchrun).toContain(`--node-rank=${rank}`);
       expect(torchrun).toContain('--nnodes=2');
       expect(torchrun.at(-1)).toBe('ddp.py');
