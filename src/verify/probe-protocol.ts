@@ -6,7 +6,7 @@
  * keys, wrong types, bad UTF-8, an overlong line all fail.
  */
 import { isIP } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const PROTOCOL_VERSION = 1;
 /** A hello with a 253-byte DNS name and an IPv6 address fits in well under this. */

@@ -33,7 +33,9 @@ function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOut
         reason: `--iface ${name}${first}, ${familyLabel(context.family)} ${address.address}`,
       };
     }
-    failures.push(`${name}: ${iface === undefined ? 'does not exist' : unusableReason(iface, context.family)}`);
+    failures.push(
+      `${name}: ${iface === undefined ? 'does not exist' : unusableReason(iface, context.family)}`,
+    );
   }
   const subject =
     names.length > 1
