@@ -8,8 +8,9 @@
  *
  *   node scripts/bench-e2e.js [--runs N]     (root, /usr/bin/torchrun, dist/ built)
  *
- * `twoNodeMeasurements` are bench.js measurements ((ctx) => row, bench-lib.js).
- * They share one lab, built on the first call and removed when all jobs are
+ * `twoNodeBench(ctx)` returns all rows of the section (bench.js sections may
+ * return several); `twoNodeMeasurements` are the same one row each. They
+ * share one lab, built on the first call and removed when all jobs are
  * done (also on Ctrl-C). Where the lab cannot run (not root, no torchrun) each
  * throws the reason, which bench.js prints in place of a number.
  *
@@ -178,6 +179,16 @@ export const twoNodeMeasurements = [
     };
   }),
 ];
+
+/**
+ * The whole section at once, for bench.js (a section may return several
+ * rows): every row above, or the reason the lab cannot run as the error.
+ */
+export async function twoNodeBench(ctx) {
+  const rows = [];
+  for (const measure of twoNodeMeasurements) rows.push(await measure(ctx));
+  return rows;
+}
 
 async function main() {
   const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
