@@ -9,7 +9,7 @@ import { launch } from '../launch/launch.js';
 import { createLogger, type Logger } from '../log.js';
 import { makePlan, type Plan } from '../plan.js';
 import { runInit } from '../templates/init.js';
-import { type VerifyReport, verify } from '../verify/verify.js';
+import { VerificationFailedError, type VerifyReport, verify } from '../verify/verify.js';
 import { packageVersion } from '../version.js';
 import { type Options, settleOptions } from './config.js';
 import { explainJson, explainText, launchSummary } from './render.js';
@@ -75,13 +75,22 @@ export async function main(
         process.stdout.write(formatEnv(plan.variables.set, options.json ? 'json' : options.format));
         return 0;
       case 'check': {
-        const report = await runVerify(plan, options, logger, options.verify);
-        if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-        return 0;
+        logger.info(launchSummary(plan));
+        try {
+          const report = await runVerify(plan, options, logger, env);
+          if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+          return 0;
+        } catch (error) {
+          // check --json reports every peer, the failing ones above all.
+          if (options.json && error instanceof VerificationFailedError) {
+            process.stdout.write(`${JSON.stringify(error.report, null, 2)}\n`);
+          }
+          throw error;
+        }
       }
       case 'run': {
         logger.info(launchSummary(plan));
-        await runVerify(plan, options, logger, options.verify);
+        await runVerify(plan, options, logger, env);
         if (options.dryRun) {
           process.stdout.write(formatEnv(plan.variables.set, 'shell'));
           process.stdout.write(`${plan.command.map(shellQuote).join(' ')}\n`);
@@ -95,14 +104,14 @@ export async function main(
   }
 }
 
-function runVerify(
+async function runVerify(
   plan: Plan,
   options: Options,
   logger: Logger,
-  level: Options['verify'],
+  env: NodeJS.ProcessEnv,
 ): Promise<VerifyReport> {
-  return verify({
-    level,
+  const report = await verify({
+    level: options.verify,
     decision: plan.decision,
     job: plan.job,
     facts: plan.facts,
@@ -111,7 +120,17 @@ function runVerify(
     peers: plan.peers,
     probePort: options.probePort,
     logger,
+    masterAddresses: plan.master?.addresses ?? [],
+    jobId: env.SLURM_JOB_ID ?? null,
   });
+  for (const warning of report.warnings) logger.warn(warning);
+  if (report.level !== 'none') {
+    const reached = report.results.filter((result) => result.ok).length;
+    logger.info(
+      `verify ${report.level}: passed over ${report.interface} (${report.localAddress}), ${reached} check(s) in ${report.elapsedMs} ms`,
+    );
+  }
+  return report;
 }
 
 /**
