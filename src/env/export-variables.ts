@@ -1,6 +1,8 @@
 /**
  * The variables nccl-run exports, what it left alone, and what the user
- * should hear about (SPEC "What it exports" and "Warnings"). The order is
+ * should hear about (SPEC "What it exports" and "Warnings"). SPEC's warning
+ * for a hostname that resolves to loopback with no Gloo interface set cannot
+ * arise: GLOO_SOCKET_IFNAME is always set here or kept from the user. The order is
  * SPEC's table, then the warnings in the order a user would fix them: their
  * own settings first, then the host, then the job's addresses.
  */
@@ -10,7 +12,6 @@ import type { Decision, ExcludeRule } from '../resolve/decision.js';
 import { buildExcludes } from '../resolve/excludes.js';
 import { fasterInterfaceWarning } from './faster-interface.js';
 import { checkGlooIfname, usesNcclSyntax } from './gloo-ifname.js';
-import { hostnameLoopbackWarning } from './hostname-loopback.js';
 import { coverageWarnings } from './interface-coverage.js';
 import { masterNetworkWarning } from './master-network.js';
 import { settleVariables } from './settle-variables.js';
@@ -67,10 +68,8 @@ export async function exportVariables(input: VariablesInput): Promise<Variables>
   const family = userFamily === undefined ? null : socketFamilyWarning(userFamily, decision);
 
   const excludes = input.excludes ?? buildExcludes([], false);
-  const glooIfname = set.GLOO_SOCKET_IFNAME ?? userGloo ?? null;
   const later = [
     family,
-    await hostnameLoopbackWarning(job, glooIfname, facts),
     fasterInterfaceWarning(facts, decision, excludes, input.masterAddresses),
     await masterNetworkWarning(job, facts, decision, input.routesToMaster),
   ];

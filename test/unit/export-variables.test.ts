@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { exportVariables, type VariablesInput } from '../../src/env/export-variables.js';
-import { hostnameLoopbackWarning } from '../../src/env/hostname-loopback.js';
 import { ConfigError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
 import { routeTo } from '../../src/host/routes.js';
@@ -382,41 +381,5 @@ describe('exportVariables: warnings about the host and the job', () => {
       masterAddr: '198.18.60.21',
     });
     expect((await exportVariables(await input({ job: c10d }))).warnings).toEqual([]);
-  });
-});
-
-describe('hostnameLoopbackWarning (Gloo binds what the hostname resolves to when no interface is set)', () => {
-  const named = (hostname: string): HostFacts => ({ ...facts, hostname });
-
-  it('warns for a multi-node job whose hostname resolves to loopback (/etc/hosts)', async () => {
-    expect(await hostnameLoopbackWarning(job(), null, named('localhost'))).toBe(
-      'hostname localhost resolves to 127.0.0.1 (loopback) and GLOO_SOCKET_IFNAME is not set: Gloo would listen on loopback and the other 1 node(s) could not connect',
-    );
-  });
-
-  it("warns for Debian's 127.0.1.1", async () => {
-    expect(await hostnameLoopbackWarning(job(), null, named('127.0.1.1'))).toMatch(
-      /^hostname 127\.0\.1\.1 resolves to 127\.0\.1\.1 \(loopback\)/,
-    );
-  });
-
-  it.each([
-    ['a Gloo interface is set', job(), 'ens3f0', 'localhost'],
-    ['the job is standalone', job({ standalone: true, master: null }), null, 'localhost'],
-    [
-      'the job has one node',
-      job({ nnodes: { min: 1, max: 1, source: 'default' } }),
-      null,
-      'localhost',
-    ],
-    ['the hostname is one of this host’s own addresses', job(), null, '198.18.60.10'],
-    [
-      'no resolved address is loopback or this host’s (Gloo fails loudly instead)',
-      job(),
-      null,
-      '203.0.113.99',
-    ],
-  ])('says nothing when %s', async (_, shape, gloo, hostname) => {
-    expect(await hostnameLoopbackWarning(shape, gloo, named(hostname))).toBeNull();
   });
 });
