@@ -17,7 +17,12 @@ import {
   startNode,
   torchrunUnavailable,
 } from '../lab/torch-job.js';
-import { MANAGEMENT_RATE_MBIT, type NodeName, TwoNodeLab } from '../lab/two-node.js';
+import {
+  cleanupOnSignal,
+  MANAGEMENT_RATE_MBIT,
+  type NodeName,
+  TwoNodeLab,
+} from '../lab/two-node.js';
 
 /** The most a 50 Mbit/s link can carry, in MB/s (10^6 bytes). */
 const MANAGEMENT_MB_PER_S = MANAGEMENT_RATE_MBIT / 8;
@@ -31,9 +36,12 @@ describe.skipIf(torchrunUnavailable !== null)(
   torchrunUnavailable === null ? title : `${title} (skipped: ${torchrunUnavailable})`,
   () => {
     let lab: TwoNodeLab;
+    let removeSignalHandlers = () => {};
 
     beforeAll(async () => {
       lab = await TwoNodeLab.create('e2e');
+      // Ctrl-C on a test run reaches this worker too; afterAll would not run then.
+      removeSignalHandlers = cleanupOnSignal(lab);
     });
     afterEach(async () => {
       // A test that abandons a node on purpose (a SIGTERM, a failed rank)
@@ -42,6 +50,7 @@ describe.skipIf(torchrunUnavailable !== null)(
       await lab?.stopProcesses();
     });
     afterAll(async () => {
+      removeSignalHandlers();
       await lab?.cleanup();
     });
 

@@ -87,9 +87,10 @@ export function torchrunArgs(lab: TwoNodeLab, node: NodeName, job: JobSpec): str
 export function nodeCommand(lab: TwoNodeLab, node: NodeName, job: JobSpec): [string, string[]] {
   const args = torchrunArgs(lab, node, job);
   if (job.launcher !== 'nccl-run') return [TORCHRUN, args];
+  // No `--`: nccl-run is a drop-in prefix, its options end at torchrun's first.
   return [
     process.execPath,
-    [NCCL_RUN_BIN, '--torchrun', TORCHRUN, ...(job.ncclRunArgs ?? []), '--', ...args],
+    [NCCL_RUN_BIN, '--torchrun', TORCHRUN, ...(job.ncclRunArgs ?? []), ...args],
   ];
 }
 
