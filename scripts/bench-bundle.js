@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 /**
- * Start-up of the one-file bundle against the normal build: the median wall
- * time of `--dry-run --iface lo --verify none` (the whole plan: options,
- * host facts, decision, variables; no launch, no network wait), run
- * alternately so that machine noise hits both alike. The bundle runs from an
- * empty temporary folder, as it would in a container.
+ * Start-up of the one-file bundle (what bin/nccl-run.js runs, and what
+ * Dockerfile.example copies) against tsc's output loaded module by module
+ * (dist/cli/main.js): the median wall time of `--dry-run --iface lo --verify
+ * none` (the whole plan: options, host facts, decision, variables; no
+ * launch, no network wait), run alternately so that machine noise hits both
+ * alike. The bundle runs from an empty temporary folder, as in a container.
  *
  * `benchBundle()` returns rows for scripts/bench.js; run alone it prints them.
- * The normal build must exist (npm run build): bin/nccl-run.js loads dist/.
+ * The tsc build must exist (npm run build).
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -19,16 +20,21 @@ import { bundle } from './bundle.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ARGS = ['--dry-run', '--iface', 'lo', '--verify', 'none'];
 
-function timeOnce(script, cwd) {
+/** tsc's output, loaded module by module from its entry. */
+const TSC_ENTRY = [join(root, 'dist/cli/entry.js')];
+
+function timeOnce(nodeArgs, cwd) {
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [script, ...ARGS], {
+  const result = spawnSync(process.execPath, [...nodeArgs, ...ARGS], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) {
-    throw new Error(`${script} ${ARGS.join(' ')} exited ${result.status}: ${result.stderr}`);
+    throw new Error(
+      `node ${nodeArgs.join(' ')} ${ARGS.join(' ')} exited ${result.status}: ${result.stderr}`,
+    );
   }
   return ms;
 }
@@ -43,7 +49,6 @@ const round = (ms) => Math.round(ms * 10) / 10;
 
 /** Rows `{ name, value, unit }`; `runs` timed runs of each, after one warm-up run each. */
 export async function benchBundle({ runs = 20 } = {}) {
-  const normal = join(root, 'bin', 'nccl-run.js');
   if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) {
     throw new Error('dist/cli/main.js is missing: run `npm run build` first');
   }
@@ -51,32 +56,32 @@ export async function benchBundle({ runs = 20 } = {}) {
   const runDir = mkdtempSync(join(tmpdir(), 'nccl-run-bench-run-'));
   try {
     const { outfile, bytes } = await bundle({ outfile: join(buildDir, 'nccl-run.mjs') });
-    const single = join(runDir, 'nccl-run.mjs');
-    copyFileSync(outfile, single);
+    const single = [join(runDir, 'nccl-run.mjs')];
+    copyFileSync(outfile, single[0]);
 
-    timeOnce(normal, runDir);
+    timeOnce(TSC_ENTRY, runDir);
     timeOnce(single, runDir);
     const normalMs = [];
     const singleMs = [];
     for (let i = 0; i < runs; i++) {
-      normalMs.push(timeOnce(normal, runDir));
+      normalMs.push(timeOnce(TSC_ENTRY, runDir));
       singleMs.push(timeOnce(single, runDir));
     }
     const normalMedian = median(normalMs);
     const singleMedian = median(singleMs);
     return [
       {
-        name: `start-up, node bin/nccl-run.js (dist/), median of ${runs}`,
+        name: `start-up, tsc output dist/cli/main.js (module by module), median of ${runs}`,
         value: round(normalMedian),
         unit: 'ms',
       },
       {
-        name: `start-up, node nccl-run.mjs (one-file bundle), median of ${runs}`,
+        name: `start-up, one-file bundle (what bin/nccl-run.js runs), median of ${runs}`,
         value: round(singleMedian),
         unit: 'ms',
       },
       {
-        name: 'start-up, bundle / dist',
+        name: 'start-up, bundle / tsc output',
         value: Math.round((singleMedian / normalMedian) * 100) / 100,
         unit: 'x',
       },

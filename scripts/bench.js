@@ -88,6 +88,39 @@ export const measurements = [
     const name = 'nccl-run overhead over node -e 0';
     return { name, value: ncclRun - bare, unit: 'ms', target: { max: 60 } };
   }),
+  named('explain --json on 1,000 interfaces', async (ctx) => {
+    // The issue's target: at most 50 ms beyond nccl-run's own start-up, which
+    // here is the same command on a 7-interface snapshot (same code path).
+    const explain = (facts) => [
+      process.execPath,
+      join(root, 'bin/nccl-run.js'),
+      'explain',
+      '--json',
+      '--log-level',
+      'silent',
+      '--facts',
+      join(root, 'test/fixtures/facts', facts),
+      '--nnodes=2',
+      '--node-rank=1',
+      '--master-addr=198.18.20.5',
+      'train.py',
+    ];
+    const [small, large] = interleavedWallTimes(
+      [explain('docker-host.json'), explain('k8s-node-1000.json')],
+      ctx.runs,
+      { cwd: root },
+    );
+    return [
+      { name: 'explain --json, 7-interface snapshot', value: median(small), unit: 'ms' },
+      { name: 'explain --json, 1,000-interface snapshot', value: median(large), unit: 'ms' },
+      {
+        name: 'resolution time for 1,000 interfaces beyond start-up',
+        value: median(large) - median(small),
+        unit: 'ms',
+        target: { max: 50 },
+      },
+    ];
+  }),
   named('--verify peers with 255 loopback peers', async (ctx) => {
     const { peerProbeBench } = await import('./bench-peers.js');
     return peerProbeBench(ctx);
@@ -95,6 +128,10 @@ export const measurements = [
   named('one-file bundle start-up', async (ctx) => {
     const { benchBundle } = await import('./bench-bundle.js');
     return benchBundle(ctx);
+  }),
+  named('two-node lab: Gloo all-reduce and torchrun start-up', async (ctx) => {
+    const { twoNodeBench } = await import('./bench-e2e.js');
+    return twoNodeBench(ctx);
   }),
   ...DEPENDENCIES.map((dependency) => {
     const name = `import('${dependency}'), median CPU time`;

@@ -9,7 +9,6 @@ import { detectCluster } from './cluster/detect-cluster.js';
 import { expandHostlist } from './cluster/slurm-hostlist.js';
 import { exportVariables, type Variables } from './env/export-variables.js';
 import { userValue } from './env/user-value.js';
-import { readFactsFile } from './host/facts-file.js';
 import type { HostFacts, RouteAnswer } from './host/host-facts.js';
 import { readHostFacts } from './host/read-host-facts.js';
 import { routeTo } from './host/routes.js';
@@ -56,7 +55,10 @@ export async function makePlan(
 
   const cluster = detectCluster(options.cluster, userEnv);
   const job = readJobShape(torchrunArgv, userEnv, cluster);
-  const facts = options.facts !== null ? readFactsFile(options.facts) : await readHostFacts();
+  const facts =
+    options.facts !== null
+      ? (await import('./host/facts-file.js')).readFactsFile(options.facts)
+      : await readHostFacts();
 
   const master = job.master && {
     ...job.master,

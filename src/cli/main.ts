@@ -8,8 +8,8 @@ import { NcclRunError } from '../errors.js';
 import { launch } from '../launch/launch.js';
 import { createLogger, type Logger } from '../log.js';
 import { makePlan, type Plan } from '../plan.js';
-import { runInit } from '../templates/init.js';
-import { VerificationFailedError, type VerifyReport, verify } from '../verify/verify.js';
+import { VerificationFailedError } from '../verify/failure.js';
+import type { VerifyReport } from '../verify/verify.js';
 import { packageVersion } from '../version.js';
 import { type Options, settleOptions } from './config.js';
 import { explainJson, explainText, launchSummary } from './render.js';
@@ -48,6 +48,7 @@ export async function main(
       return 0;
     }
     if (split.command === 'init') {
+      const { runInit } = await import('../templates/init.js');
       return await runInit(
         {
           template: split.commandArgs[0],
@@ -78,7 +79,8 @@ export async function main(
         logger.info(launchSummary(plan));
         try {
           const report = await runVerify(plan, options, logger, env);
-          if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+          const shown = report ?? { level: 'none', ok: true, warnings: [], results: [] };
+          if (options.json) process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
           return 0;
         } catch (error) {
           // check --json reports every peer, the failing ones above all.
@@ -109,7 +111,10 @@ async function runVerify(
   options: Options,
   logger: Logger,
   env: NodeJS.ProcessEnv,
-): Promise<VerifyReport> {
+): Promise<VerifyReport | null> {
+  if (options.verify === 'none') return null;
+  // Loaded on demand, like everything that only some invocations need (start-up time).
+  const { verify } = await import('../verify/verify.js');
   const report = await verify({
     level: options.verify,
     decision: plan.decision,
@@ -124,12 +129,10 @@ async function runVerify(
     jobId: env.SLURM_JOB_ID ?? null,
   });
   for (const warning of report.warnings) logger.warn(warning);
-  if (report.level !== 'none') {
-    const reached = report.results.filter((result) => result.ok).length;
-    logger.info(
-      `verify ${report.level}: passed over ${report.interface} (${report.localAddress}), ${reached} check(s) in ${report.elapsedMs} ms`,
-    );
-  }
+  const reached = report.results.filter((result) => result.ok).length;
+  logger.info(
+    `verify ${report.level}: passed over ${report.interface} (${report.localAddress}), ${reached} check(s) in ${report.elapsedMs} ms`,
+  );
   return report;
 }
 

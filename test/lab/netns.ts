@@ -6,7 +6,7 @@
  * (198.18.0.0/15, 203.0.113.0/24, 2001:db8::/32).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { execa, type Options as ExecaOptions } from 'execa';
+import { type Options as ExecaOptions, execa } from 'execa';
 
 const hasIp = (() => {
   try {
@@ -17,7 +17,9 @@ const hasIp = (() => {
 })();
 
 /** Namespaces need root; tests that need them skip with this reason otherwise. */
-export const netnsUnavailable: string | null = hasIp ? null : 'network namespaces need root (CI runs as root)';
+export const netnsUnavailable: string | null = hasIp
+  ? null
+  : 'network namespaces need root (CI runs as root)';
 
 let labCounter = 0;
 
@@ -55,7 +57,20 @@ export class Lab {
 
   /** A veth pair between two hosts, named on each side as given, both up. */
   async link(hostA: string, ifA: string, hostB: string, ifB: string): Promise<void> {
-    await execa('ip', ['link', 'add', ifA, 'netns', this.ns(hostA), 'type', 'veth', 'peer', 'name', ifB, 'netns', this.ns(hostB)]);
+    await execa('ip', [
+      'link',
+      'add',
+      ifA,
+      'netns',
+      this.ns(hostA),
+      'type',
+      'veth',
+      'peer',
+      'name',
+      ifB,
+      'netns',
+      this.ns(hostB),
+    ]);
     await this.ip(hostA, 'link', 'set', ifA, 'up');
     await this.ip(hostB, 'link', 'set', ifB, 'up');
   }
