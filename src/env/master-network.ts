@@ -9,10 +9,10 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
+import { familyOf, sameAddress } from '../host/ip-address.js';
 import { routeTo } from '../host/routes.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Decision } from '../resolve/decision.js';
-import { familyOf, sameAddress } from '../resolve/ip-prefix.js';
 
 export async function masterNetworkWarning(
   job: JobShape,

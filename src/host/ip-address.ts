@@ -20,25 +20,42 @@ export function familyOf(address: string): Family | null {
   return null;
 }
 
-/** Whether `address` lies in `network/prefixLength` of the given family. */
-export function prefixContains(
-  network: string,
-  prefixLength: number,
-  family: Family,
-  address: string,
-): boolean {
+/** Whether `address` lies in `network/prefixLength` (host bits of network ignored, as the kernel does). */
+export function prefixContains(network: string, prefixLength: number, address: string): boolean {
   // BlockList also matches an IPv4-mapped IPv6 address against an IPv4 rule;
-  // a route only ever answers for its own family, so the families must agree first.
-  if (familyOf(address) !== family) return false;
+  // a prefix only ever holds addresses of its own family, so the families must agree first.
+  const family = familyOf(network);
+  if (family === null || familyOf(address) !== family) return false;
   const block = new BlockList();
-  block.addSubnet(network, prefixLength, family);
+  block.addSubnet(withoutZone(network), prefixLength, family);
   return block.check(withoutZone(address), family);
 }
 
 /** Whether two literals are the same address, whatever their spelling. */
 export function sameAddress(a: string, b: string): boolean {
   const family = familyOf(a);
-  return family !== null && prefixContains(a, family === 'ipv4' ? 32 : 128, family, b);
+  return family !== null && prefixContains(a, hostPrefixLength(family), b);
+}
+
+/** RFC 1122 loopback (127.0.0.0/8, ::1) and RFC 3927 / RFC 4291 link-local (169.254.0.0/16, fe80::/10). */
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+const linkLocal = new BlockList();
+linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
+linkLocal.addSubnet('fe80::', 10, 'ipv6');
+
+function inList(list: BlockList, address: string): boolean {
+  const family = familyOf(address);
+  return family !== null && list.check(withoutZone(address), family);
+}
+
+export function isLoopbackAddress(address: string): boolean {
+  return inList(loopback, address);
+}
+
+export function isLinkLocalAddress(address: string): boolean {
+  return inList(linkLocal, address);
 }
 
 /** The full prefix length of a family: a host route. */

@@ -57,7 +57,7 @@ function toInterfaceAddress(info: { local?: string; prefixlen?: number }): Inter
       address: info.local,
       family,
       prefixLength: info.prefixlen,
-      scope: addressScope(info.local, family),
+      scope: addressScope(info.local),
     },
   ];
 }

@@ -28,7 +28,7 @@ export function longestPrefixRoute(
   if (holder !== undefined) return localAnswer(bare, holder.name, bare);
   // /proc/net/route has no local table: loopback is recognised by its address (RFC 1122 127/8, ::1).
   const loopback =
-    addressScope(bare, family) === 'host'
+    addressScope(bare) === 'host'
       ? facts.interfaces.find((iface) => iface.kind === 'loopback')
       : undefined;
   const localVia = localRoute?.interface ?? loopback?.name;
@@ -65,7 +65,7 @@ function bestRoute(
   let best: RouteEntry | null = null;
   for (const route of routes) {
     if (route.type !== type || route.family !== family) continue;
-    if (!prefixContains(route.destination, route.prefixLength, family, address)) continue;
+    if (!prefixContains(route.destination, route.prefixLength, address)) continue;
     if (
       best === null ||
       route.prefixLength > best.prefixLength ||
@@ -98,7 +98,7 @@ function preferredSource(
     (held) => held.family === family && held.scope === 'global',
   );
   const onSubnet = (target: string) =>
-    candidates.find((held) => prefixContains(held.address, held.prefixLength, family, target));
+    candidates.find((held) => prefixContains(held.address, held.prefixLength, target));
   return (
     onSubnet(destination)?.address ??
     (gateway === null ? undefined : onSubnet(gateway)?.address) ??

@@ -25,7 +25,7 @@ export function addressesFromOs(osInterfaces: OsInterfaces): Map<string, Interfa
         address: info.address,
         family,
         prefixLength,
-        scope: addressScope(info.address, family),
+        scope: addressScope(info.address),
       });
     }
     byName.set(name, addresses);

@@ -4,8 +4,9 @@
  */
 import { isIP } from 'node:net';
 import type { InterfaceFacts } from '../host/host-facts.js';
+import { familyOf, prefixContains } from '../host/ip-address.js';
 import type { ExcludeRule } from './decision.js';
-import { familyOf, networkOf, prefixContains } from './ip-prefix.js';
+import { networkOf } from './ip-prefix.js';
 import { isRoutableAddress } from './usable.js';
 
 /** SPEC "Default excludes". */

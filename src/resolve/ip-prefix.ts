@@ -1,58 +1,13 @@
 /**
- * Address arithmetic the strategies need, on top of node:net: membership goes
- * through BlockList (which also masks host bits the way the kernel does);
- * only the network address of a prefix, for messages and for rejecting a
- * CIDR with host bits set, is computed here.
+ * What the strategies need beyond host/ip-address.ts (membership, families,
+ * loopback and link-local through node:net BlockList): the network address of
+ * a prefix, for messages and for rejecting a CIDR with host bits set.
  */
-import { BlockList, isIP } from 'node:net';
 import type { Family } from '../host/host-facts.js';
-
-export function familyOf(address: string): Family | null {
-  const version = isIP(address);
-  return version === 4 ? 'ipv4' : version === 6 ? 'ipv6' : null;
-}
+import { familyOf } from '../host/ip-address.js';
 
 export function familyLabel(family: Family): 'IPv4' | 'IPv6' {
   return family === 'ipv4' ? 'IPv4' : 'IPv6';
-}
-
-/** RFC 1122 loopback (127.0.0.0/8, ::1) and RFC 3927 / RFC 4291 link-local. */
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
-const linkLocal = new BlockList();
-linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
-linkLocal.addSubnet('fe80::', 10, 'ipv6');
-
-function check(list: BlockList, address: string): boolean {
-  const family = familyOf(address);
-  return family !== null && list.check(address, family);
-}
-
-export function isLoopbackAddress(address: string): boolean {
-  return check(loopback, address);
-}
-
-export function isLinkLocalAddress(address: string): boolean {
-  return check(linkLocal, address);
-}
-
-/** Whether address lies in network/prefixLength (host bits of network ignored, as the kernel does). */
-export function prefixContains(network: string, prefixLength: number, address: string): boolean {
-  const family = familyOf(network);
-  if (family === null || familyOf(address) !== family) return false;
-  const block = new BlockList();
-  block.addSubnet(network, prefixLength, family);
-  return block.check(address, family);
-}
-
-/** The same address in two spellings (2001:db8::1 and 2001:0db8:0:0::1). */
-export function sameAddress(a: string, b: string): boolean {
-  const family = familyOf(a);
-  if (family === null || familyOf(b) !== family) return false;
-  const block = new BlockList();
-  block.addAddress(a, family);
-  return block.check(b, family);
 }
 
 /** The network address of address/prefixLength, e.g. 198.18.0.7/24 → 198.18.0.0. */

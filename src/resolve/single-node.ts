@@ -1,6 +1,6 @@
 import type { HostFacts } from '../host/host-facts.js';
+import { isLoopbackAddress, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
-import { isLoopbackAddress, sameAddress } from './ip-prefix.js';
 
 /**
  * SPEC `local`: --standalone, or at most one node with no master other than

@@ -3,7 +3,8 @@
  * loopback and not link-local; bond members never (their bond is).
  */
 import type { Family, InterfaceAddress, InterfaceFacts } from '../host/host-facts.js';
-import { familyLabel, isLinkLocalAddress, isLoopbackAddress } from './ip-prefix.js';
+import { isLinkLocalAddress, isLoopbackAddress } from '../host/ip-address.js';
+import { familyLabel } from './ip-prefix.js';
 
 /**
  * NCCL only takes interfaces with IFF_RUNNING (socket.cc findInterfaces), which

@@ -6,9 +6,10 @@
  * static backend, rank 0 hosts the store whatever address the others dial.
  */
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { UnresolvableMasterError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
+import { isLoopbackAddress } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 
 export type MasterRole =
@@ -35,7 +36,7 @@ export async function masterRole(
     facts.interfaces.flatMap((iface) => iface.addresses.map((entry) => entry.address)),
   );
   // Like _matches_machine_hostname, any loopback address is this machine.
-  const ownMaster = wanted.find((address) => own.has(address) || isLoopback(address));
+  const ownMaster = wanted.find((address) => own.has(address) || isLoopbackAddress(address));
   if (ownMaster !== undefined) return { role: 'store host', address: ownMaster, warning: null };
   if (job.rdzvBackend === 'static' && job.nodeRank?.value === 0) {
     return {
@@ -55,12 +56,4 @@ async function resolve(host: string): Promise<string[]> {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new UnresolvableMasterError(`the master's name ${host} does not resolve (${code})`);
   }
-}
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-function isLoopback(address: string): boolean {
-  return LOOPBACK.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }

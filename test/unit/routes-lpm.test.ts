@@ -191,7 +191,7 @@ describe('longestPrefixRoute', () => {
           const empty: HostFacts = { hostname: 'h', interfaces: [], routes };
           const answer = longestPrefixRoute(routes, address, empty);
           const covering = routes.filter((entry) =>
-            prefixContains(entry.destination, entry.prefixLength, 'ipv4', address),
+            prefixContains(entry.destination, entry.prefixLength, address),
           );
           if (covering.length === 0) return answer === null;
           const longest = Math.max(...covering.map((entry) => entry.prefixLength));

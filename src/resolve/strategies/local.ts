@@ -2,8 +2,10 @@
  * SPEC `local`: a job on this node alone talks over loopback, whatever else the
  * host has; excludes do not apply (lo is on the default list for the others).
  */
+
+import { isLoopbackAddress } from '../../host/ip-address.js';
 import type { Strategy } from '../decision.js';
-import { familyLabel, isLoopbackAddress } from '../ip-prefix.js';
+import { familyLabel } from '../ip-prefix.js';
 import { isUp } from '../usable.js';
 
 export const local: Strategy = (facts, context) => {

@@ -6,9 +6,11 @@
  * is this host, and the interface is the one holding the address (the kernel
  * names lo for every local route).
  */
+
+import { familyOf, sameAddress } from '../../host/ip-address.js';
 import { predicate, rejection } from '../candidates.js';
 import type { Strategy } from '../decision.js';
-import { familyLabel, familyOf, sameAddress } from '../ip-prefix.js';
+import { familyLabel } from '../ip-prefix.js';
 import { usableAddresses } from '../usable.js';
 
 export const route: Strategy = (facts, context) => {

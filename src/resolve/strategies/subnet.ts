@@ -6,16 +6,10 @@
  * the best by the speed ranking.
  */
 import type { HostFacts } from '../../host/host-facts.js';
+import { familyOf, isLoopbackAddress, prefixContains, sameAddress } from '../../host/ip-address.js';
 import { type Candidate, candidates, predicate, rejection } from '../candidates.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
-import {
-  familyLabel,
-  familyOf,
-  isLoopbackAddress,
-  networkOf,
-  prefixContains,
-  sameAddress,
-} from '../ip-prefix.js';
+import { familyLabel, networkOf } from '../ip-prefix.js';
 import { compareBySpeed } from '../speed-ranking.js';
 
 interface Match {
