@@ -57,7 +57,7 @@ function buildOptions() {
       NCCL_RUN_VERSION: JSON.stringify(version),
       NCCL_RUN_TEMPLATES: JSON.stringify(templates),
     },
-    minify: process.env.NCCL_RUN_BUNDLE_MINIFY !== "0",
+    minify: process.env.NCCL_RUN_BUNDLE_MINIFY !== '0',
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,

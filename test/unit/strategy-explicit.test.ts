@@ -84,7 +84,12 @@ describe('explicit: --iface', () => {
       'loopback, when named, for a single-node debugging run',
       'bond-host',
       { explicitInterfaces: ['ens9', 'lo'] },
-      { outcome: 'picked', interface: 'lo', address: '127.0.0.1', reason: '--iface lo (first usable of ens9,lo), IPv4 127.0.0.1' },
+      {
+        outcome: 'picked',
+        interface: 'lo',
+        address: '127.0.0.1',
+        reason: '--iface lo (first usable of ens9,lo), IPv4 127.0.0.1',
+      },
     ],
     [
       '--iface wins over NCCL_SOCKET_IFNAME',
