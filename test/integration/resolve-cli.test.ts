@@ -1,0 +1,377 @@
+/**
+ * Issue 3's choices on real interfaces: the built CLI (bin/nccl-run.js) runs
+ * inside network namespaces built to look like the hosts users have, and its
+ * `explain --json`, `env --format json` and launch are read back. Nothing
+ * here connects anywhere: `explain` and `env` never verify, and the one
+ * launch runs with `--verify none` and a stand-in torchrun. DNS, where a
+ * name misses /etc/hosts, goes to the namespace's own loopback, where
+ * nothing listens (as in resolve-master.test.ts).
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, readReport, removeReports, reportPath } from '../fixtures/fixture-report.js';
+import { Lab, netnsUnavailable } from '../lab/netns.js';
+
+const BIN = fileURLToPath(new URL('../../bin/nccl-run.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/bin/nccl-run.js', import.meta.url));
+
+/** What `explain --json` prints (SPEC "Outputs"), as far as these tests read it. */
+interface Explained {
+  master: { host: string; addresses: string[]; port: number; source: string } | null;
+  decision: {
+    interface: string;
+    address: string;
+    family: 'ipv4' | 'ipv6';
+    strategy: string;
+    reason: string;
+  } | null;
+  trace: { strategy: string; outcome: 'picked' | 'skipped' | 'fatal'; reason: string }[];
+  env: Record<string, string>;
+  kept: Record<string, string>;
+  warnings: string[];
+  command: string[];
+}
+
+interface Run {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+// Two nodes of one data subnet, named as two hardware generations name them.
+const DATA_A = '198.18.30.1';
+const DATA_B = '198.18.30.2';
+// Docker's default range stood in for by benchmarking space, the same on every node.
+const DOCKER = '198.19.0.1/16';
+// The master behind a router: its subnet and the node's are different.
+const FAR_MASTER = '198.18.31.1';
+const V6_MASTER = '2001:db8:30::1';
+
+/** Every namespace's resolver: files first, then a DNS server that is its own loopback. */
+const NSSWITCH = 'hosts: files dns\n';
+const RESOLV = 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n';
+const HOSTS = [
+  '127.0.0.1 localhost',
+  '::1 localhost ip6-localhost',
+  `${DATA_A} trainer-0`,
+  `${DATA_B} trainer-1`,
+  '',
+].join('\n');
+
+describe.skipIf(netnsUnavailable !== null)('nccl-run resolves on real interfaces', () => {
+  const lab = new Lab('rcli');
+  // No nccl-run.env of the checkout's can leak in: SPEC reads ./nccl-run.env by default.
+  const cwd = mkdtempSync(join(tmpdir(), 'ncr-resolve-cli-'));
+
+  async function host(name: string): Promise<void> {
+    await lab.host(name, HOSTS);
+    writeFileSync(`/etc/netns/${lab.ns(name)}/nsswitch.conf`, NSSWITCH);
+    writeFileSync(`/etc/netns/${lab.ns(name)}/resolv.conf`, RESOLV);
+  }
+
+  /** A docker0 bridge that is up: a container's veth end is plugged into it, as docker does. */
+  async function docker(name: string): Promise<void> {
+    await lab.ip(name, 'link', 'add', 'docker0', 'type', 'bridge');
+    await lab.ip(name, 'link', 'add', 'veth1c2d3e', 'type', 'veth', 'peer', 'name', 'ctr-eth0');
+    await lab.ip(name, 'link', 'set', 'veth1c2d3e', 'master', 'docker0');
+    for (const iface of ['docker0', 'veth1c2d3e', 'ctr-eth0']) {
+      await lab.ip(name, 'link', 'set', iface, 'up');
+    }
+    await lab.addr(name, 'docker0', DOCKER);
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run npm run build first`);
+    // a and b: one data subnet, different interface names, docker0 on both.
+    await host('a');
+    await host('b');
+    await lab.link('a', 'ens3f0', 'b', 'enp65s0');
+    await lab.addr('a', 'ens3f0', `${DATA_A}/24`);
+    await lab.addr('b', 'enp65s0', `${DATA_B}/24`);
+    await docker('a');
+    await docker('b');
+    // m - r - n: the master m on 198.18.31.0/24, node n on 198.18.32.0/24, both routed through r.
+    for (const name of ['m', 'r', 'n']) await host(name);
+    await lab.link('m', 'eth0', 'r', 'to-m');
+    await lab.link('r', 'to-n', 'n', 'data0');
+    await lab.addr('m', 'eth0', `${FAR_MASTER}/24`);
+    await lab.addr('r', 'to-m', '198.18.31.254/24');
+    await lab.addr('r', 'to-n', '198.18.32.254/24');
+    await lab.addr('n', 'data0', '198.18.32.2/24');
+    await lab.ip('m', 'route', 'add', 'default', 'via', '198.18.31.254');
+    await lab.ip('n', 'route', 'add', 'default', 'via', '198.18.32.254');
+    // n's management network: sorts before data0 by name, so only the route can pick data0.
+    await host('o');
+    await lab.link('n', 'adm0', 'o', 'adm0');
+    await lab.addr('n', 'adm0', '203.0.113.2/24');
+    await lab.addr('o', 'adm0', '203.0.113.1/24');
+    // p and q: an IPv6-only data network.
+    await host('p');
+    await host('q');
+    await lab.link('p', 'ib-data', 'q', 'data6');
+    await lab.addr('p', 'ib-data', `${V6_MASTER}/64`);
+    await lab.addr('q', 'data6', '2001:db8:30::2/64');
+  });
+
+  afterAll(async () => {
+    await lab.cleanup();
+    rmSync(cwd, { recursive: true, force: true });
+    removeReports();
+  });
+
+  /** The CLI on host `on`, in an environment of only PATH and `env`. */
+  async function ncclRun(on: string, args: string[], env: Record<string, string> = {}) {
+    const result = await lab.exec(on, process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, ...env },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 15_000,
+    });
+    return {
+      exitCode: result.exitCode ?? -1,
+      stdout: String(result.stdout),
+      stderr: String(result.stderr),
+    } satisfies Run;
+  }
+
+  async function explain(on: string, args: string[], env: Record<string, string> = {}) {
+    const run = await ncclRun(on, ['explain', '--json', '--log-level', 'silent', ...args], env);
+    expect(run, run.stderr).toMatchObject({ exitCode: 0 });
+    return JSON.parse(run.stdout) as Explained;
+  }
+
+  /** The verdict column of explain's table for one interface. */
+  async function verdict(on: string, iface: string, args: string[]): Promise<string> {
+    const run = await ncclRun(on, ['explain', '--log-level', 'silent', ...args]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const row = run.stdout.split('\n').find((line) => line.trim().split(/\s+/)[0] === iface);
+    if (row === undefined) throw new Error(`no row for ${iface} in:\n${run.stdout}`);
+    return row.split(/\s{2,}/).at(-1) ?? '';
+  }
+
+  /** A real launch, of a stand-in torchrun that reports what it got (undefined: never started). */
+  async function launch(on: string, args: string[]) {
+    const report = reportPath();
+    const run = await ncclRun(
+      on,
+      ['--verify', 'none', '--torchrun', fixture('report-launcher.js'), ...args],
+      { FIXTURE_REPORT: report },
+    );
+    return { ...run, report: readReport(report) };
+  }
+
+  const job = (rank: number, master: string) => [
+    '--nnodes',
+    '2',
+    '--node-rank',
+    String(rank),
+    '--master-addr',
+    master,
+    '--master-port',
+    '29500',
+    'train.py',
+  ];
+
+  it('gives each node of one subnet its own interface name, by subnet', async () => {
+    const onA = await explain('a', job(0, DATA_A));
+    const onB = await explain('b', job(1, DATA_A));
+    expect(onA.decision).toMatchObject({
+      interface: 'ens3f0',
+      address: DATA_A,
+      family: 'ipv4',
+      strategy: 'subnet',
+    });
+    expect(onB.decision).toMatchObject({
+      interface: 'enp65s0',
+      address: DATA_B,
+      family: 'ipv4',
+      strategy: 'subnet',
+    });
+    expect(onA.env).toEqual({
+      NCCL_SOCKET_IFNAME: '=ens3f0',
+      GLOO_SOCKET_IFNAME: 'ens3f0',
+      TP_SOCKET_IFNAME: 'ens3f0',
+      NCCL_SOCKET_FAMILY: 'AF_INET',
+    });
+    expect(onB.env).toEqual({
+      NCCL_SOCKET_IFNAME: '=enp65s0',
+      GLOO_SOCKET_IFNAME: 'enp65s0',
+      TP_SOCKET_IFNAME: 'enp65s0',
+      NCCL_SOCKET_FAMILY: 'AF_INET',
+    });
+
+    // `env --format json` prints the same variables, and the launched torchrun gets them.
+    const envOnB = await ncclRun('b', [
+      'env',
+      '--format',
+      'json',
+      '--log-level',
+      'silent',
+      ...job(1, DATA_A),
+    ]);
+    expect(envOnB.exitCode, envOnB.stderr).toBe(0);
+    expect(JSON.parse(envOnB.stdout)).toEqual(onB.env);
+    const launched = await launch('b', ['--log-level', 'silent', ...job(1, DATA_A)]);
+    expect(launched.exitCode, launched.stderr).toBe(0);
+    expect(launched.report?.env).toMatchObject(onB.env);
+    expect(launched.report?.argv).toEqual(job(1, DATA_A));
+  });
+
+  it('reaches a master behind a router by the route strategy', async () => {
+    const onN = await explain('n', job(1, FAR_MASTER));
+    expect(onN.decision).toMatchObject({
+      interface: 'data0',
+      address: '198.18.32.2',
+      strategy: 'route',
+    });
+    expect(onN.trace.map((step) => [step.strategy, step.outcome])).toEqual([
+      ['explicit', 'skipped'],
+      ['local', 'skipped'],
+      ['subnet', 'skipped'],
+      ['route', 'picked'],
+    ]);
+    expect(onN.trace[2]?.reason).toContain(FAR_MASTER);
+    // The kernel's answer, gateway included, not a guess from the interface list.
+    expect(onN.trace[3]?.reason).toContain('198.18.32.254');
+    expect(onN.env.NCCL_SOCKET_IFNAME).toBe('=data0');
+    // Control: without the route, the fallback would have taken the management network.
+    const bySpeed = await explain('n', ['--strategy', 'speed', ...job(1, FAR_MASTER)]);
+    expect(bySpeed.decision).toMatchObject({ interface: 'adm0', strategy: 'speed' });
+    // The master's own node finds it by subnet: its address is the host's own.
+    expect((await explain('m', job(0, FAR_MASTER))).decision).toMatchObject({
+      interface: 'eth0',
+      strategy: 'subnet',
+    });
+  });
+
+  it('never chooses a docker0 bridge that holds the same address on every node', async () => {
+    for (const [on, data] of [
+      ['a', 'ens3f0'],
+      ['b', 'enp65s0'],
+    ] as const) {
+      const shape = job(on === 'a' ? 0 : 1, DATA_A);
+      const explained = await explain(on, shape);
+      expect(explained.decision?.interface).toBe(data);
+      expect(await verdict(on, 'docker0', shape)).toBe('excluded (prefix docker)');
+      // Without a master to follow, the fastest-interface fallback still passes it by.
+      const bySpeed = await explain(on, ['--strategy', 'speed', ...shape]);
+      expect(bySpeed.decision).toMatchObject({ interface: data, strategy: 'speed' });
+    }
+    // The bridge is up with a usable address: the default exclude is what keeps it out.
+    expect(await verdict('a', 'docker0', ['--no-default-excludes', ...job(0, DATA_A)])).toBe(
+      'usable',
+    );
+  });
+
+  it('resolves a master named in the node’s /etc/hosts and uses its address', async () => {
+    const onB = await explain('b', job(1, 'trainer-0'));
+    expect(onB.master).toMatchObject({ host: 'trainer-0', addresses: [DATA_A], port: 29500 });
+    expect(onB.decision).toMatchObject({ interface: 'enp65s0', strategy: 'subnet' });
+  });
+
+  it('keeps a NCCL_SOCKET_IFNAME the user set, and replaces it with --force', async () => {
+    const user = { NCCL_SOCKET_IFNAME: 'enp65s0' };
+    const kept = await explain('b', job(1, DATA_A), user);
+    expect(kept.kept).toEqual(user);
+    expect(kept.env).not.toHaveProperty('NCCL_SOCKET_IFNAME');
+    expect(kept.env).toMatchObject({ GLOO_SOCKET_IFNAME: 'enp65s0' });
+    expect(kept.decision).toMatchObject({ interface: 'enp65s0', strategy: 'explicit' });
+    const envKept = await ncclRun(
+      'b',
+      ['env', '--format', 'json', '--log-level', 'silent', ...job(1, DATA_A)],
+      user,
+    );
+    expect(envKept.exitCode, envKept.stderr).toBe(0);
+    expect(JSON.parse(envKept.stdout)).not.toHaveProperty('NCCL_SOCKET_IFNAME');
+
+    const forced = await explain('b', ['--force', ...job(1, DATA_A)], user);
+    expect(forced.kept).toEqual({});
+    expect(forced.env).toMatchObject({
+      NCCL_SOCKET_IFNAME: '=enp65s0',
+      GLOO_SOCKET_IFNAME: 'enp65s0',
+    });
+    expect(forced.warnings.join('\n')).toContain('NCCL_SOCKET_IFNAME');
+  });
+
+  it('keeps a prefix NCCL_SOCKET_IFNAME as NCCL reads it, giving Gloo its first usable match', async () => {
+    // NCCL matches `enp` as a prefix; Gloo needs the one exact name it stands for here.
+    const user = { NCCL_SOCKET_IFNAME: 'enp' };
+    const kept = await explain('b', job(1, DATA_A), user);
+    expect(kept.kept).toEqual(user);
+    expect(kept.decision).toMatchObject({ interface: 'enp65s0', strategy: 'explicit' });
+    expect(kept.env).toMatchObject({ GLOO_SOCKET_IFNAME: 'enp65s0', TP_SOCKET_IFNAME: 'enp65s0' });
+  });
+
+  it('follows an IPv6 master onto an IPv6-only data network', async () => {
+    const onQ = await explain('q', job(1, V6_MASTER));
+    expect(onQ.decision).toMatchObject({
+      interface: 'data6',
+      address: '2001:db8:30::2',
+      family: 'ipv6',
+      strategy: 'subnet',
+    });
+    expect(onQ.master?.addresses).toEqual([V6_MASTER]);
+    expect(onQ.env).toEqual({
+      NCCL_SOCKET_IFNAME: '=data6',
+      GLOO_SOCKET_IFNAME: 'data6',
+      TP_SOCKET_IFNAME: 'data6',
+      NCCL_SOCKET_FAMILY: 'AF_INET6',
+    });
+  });
+
+  it('exits 69 listing the interfaces when the explicit interface does not exist', async () => {
+    const pretty = await ncclRun('a', [
+      'explain',
+      '--iface',
+      'nope',
+      '--log-format',
+      'pretty',
+      ...job(0, DATA_A),
+    ]);
+    expect(pretty.exitCode).toBe(69);
+    expect(pretty.stdout).toBe('');
+    expect(pretty.stderr).toContain('--iface nope is not usable');
+    const rows = pretty.stderr.split('\n').map((line) => line.trim().split(/\s+/)[0]);
+    expect(rows).toEqual(
+      expect.arrayContaining(['lo', 'ens3f0', 'docker0', 'veth1c2d3e', 'ctr-eth0']),
+    );
+
+    const json = await launch('a', ['--iface', 'nope', '--log-format', 'json', ...job(0, DATA_A)]);
+    expect(json.exitCode).toBe(69);
+    expect(json.report).toBeUndefined();
+    const record = json.stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string; details?: string[] })
+      .find((line) => line.level >= 50);
+    expect(record?.msg).toContain('--iface nope is not usable');
+    const listed = (record?.details ?? []).map((line) => line.trim().split(/\s+/)[0]);
+    expect(listed).toEqual(
+      expect.arrayContaining(['lo', 'ens3f0', 'docker0', 'veth1c2d3e', 'ctr-eth0']),
+    );
+  });
+
+  it('exits 68 when the master name resolves neither in /etc/hosts nor in DNS', async () => {
+    const started = Date.now();
+    const explained = await ncclRun('b', [
+      'explain',
+      '--json',
+      '--log-format',
+      'json',
+      ...job(1, 'trainer-9'),
+    ]);
+    expect(explained.exitCode).toBe(68);
+    expect(explained.stdout).toBe('');
+    expect(explained.stderr).toContain("master 'trainer-9' does not resolve");
+    const launched = await launch('b', ['--log-format', 'json', ...job(1, 'trainer-9')]);
+    expect(launched.exitCode).toBe(68);
+    expect(launched.report).toBeUndefined();
+    // Bounded: the namespace's DNS is its own loopback, which refuses at once.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
