@@ -48,7 +48,10 @@ function buildOptions() {
     format: 'esm',
     banner: {
       js: [
-        '#!/usr/bin/env node',
+        // `node --`: Node 20 takes a later `--env-file PATH`, ours or the training
+        // script's, for its own option and exits 9 when PATH is missing
+        // (nodejs/node#54232); after `--` it leaves every argument to us.
+        '#!/usr/bin/env -S node --',
         "import { createRequire as __ncclRunCreateRequire } from 'node:module';",
         'const require = __ncclRunCreateRequire(import.meta.url);',
       ].join('\n'),

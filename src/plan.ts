@@ -9,6 +9,7 @@ import { detectCluster } from './cluster/detect-cluster.js';
 import { expandHostlist } from './cluster/slurm-hostlist.js';
 import { exportVariables, type Variables } from './env/export-variables.js';
 import { userValue } from './env/user-value.js';
+import { ConfigError } from './errors.js';
 import type { HostFacts, RouteAnswer } from './host/host-facts.js';
 import { readHostFacts } from './host/read-host-facts.js';
 import { routeTo } from './host/routes.js';
@@ -67,6 +68,13 @@ export async function makePlan(
   const masterAddresses = master?.addresses ?? [];
   const family = settleFamily(options.family, masterAddresses);
   const wanted = masterAddresses.filter((address) => isIP(address) === (family === 'ipv6' ? 6 : 4));
+  if (master && wanted.length === 0) {
+    // Only an explicit --family can disagree with the master (auto follows it).
+    const origin = settled.sources.family ?? '--family';
+    throw new ConfigError(
+      `${origin}=${options.family} conflicts with the master ${master.host}, which resolves only to ${masterAddresses.join(', ')}; use --family auto or ${family === 'ipv4' ? 'ipv6' : 'ipv4'}`,
+    );
+  }
   const routesToMaster =
     wanted.length > 0 ? await routeTo(wanted, facts, options.facts === null) : [];
 

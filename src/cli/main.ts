@@ -148,15 +148,15 @@ function reportFailure(
 ): number {
   if (error instanceof NcclRunError) {
     const details = error.details.length > 0 ? error.details : undefined;
-    if (logger && logFormat === 'json') {
-      logger.error({ details }, error.message);
+    // Even --log-level silent gets the one line: a failure never passes unsaid.
+    const logged = logger?.isLevelEnabled('error') ? logger : null;
+    if (logged && logFormat === 'json') {
+      logged.error({ details }, error.message);
       return error.exitCode;
     }
-    if (logger) logger.error(error.message);
+    if (logged) logged.error(error.message);
     else process.stderr.write(`nccl-run: ${error.message}\n`);
-    if (logger === null || logger.isLevelEnabled('error')) {
-      for (const line of details ?? []) process.stderr.write(`  ${line}\n`);
-    }
+    for (const line of details ?? []) process.stderr.write(`  ${line}\n`);
     return error.exitCode;
   }
   process.stderr.write(

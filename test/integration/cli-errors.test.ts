@@ -1,0 +1,162 @@
+/**
+ * Bad input through the real CLI (SPEC "Exit status", and the rule that bad
+ * input gets one clear line and starts nothing): the status, the one line,
+ * and that the launcher never ran. The launcher is a fixture that would
+ * leave a report file behind if it were started.
+ */
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = join(root, 'bin/nccl-run.js');
+const launcher = join(root, 'test/fixtures/report-launcher.js');
+const facts = (name: string) => join(root, 'test/fixtures/facts', `${name}.json`);
+
+async function ncclRun(args: string[], env: Record<string, string> = {}) {
+  const cwd = mkdtempSync(join(tmpdir(), 'nccl-run-errors-'));
+  const report = join(cwd, 'report.json');
+  const result = await execa(bin, ['--torchrun', launcher, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', FIXTURE_REPORT: report, ...env },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 20_000,
+  });
+  return {
+    status: result.exitCode,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    launched: existsSync(report),
+    cwd,
+  };
+}
+
+const rows: [string, string[], Record<string, string>, number, RegExp][] = [
+  [
+    'a bad flag value',
+    ['--verify-timeout', '5x', 'train.py'],
+    {},
+    64,
+    /^nccl-run: --verify-timeout: bad value '5x': expected a duration such as 500ms, 30s, 2m$/,
+  ],
+  [
+    'an unknown strategy',
+    ['--strategy', 'fastest', 'train.py'],
+    {},
+    64,
+    /unknown strategy 'fastest'; valid: explicit, local, subnet, route, speed/,
+  ],
+  [
+    'a malformed CIDR exclude',
+    ['--exclude', '172.16.0.0/33', 'train.py'],
+    {},
+    64,
+    /^nccl-run: --exclude: bad value '172.16.0.0\/33'/,
+  ],
+  [
+    'a typo in an NCCL_RUN_ variable',
+    ['train.py'],
+    { NCCL_RUN_VERIFYY: 'none' },
+    78,
+    /^nccl-run: NCCL_RUN_VERIFYY in the environment is not a nccl-run setting/,
+  ],
+  [
+    'a bad NCCL_RUN_ value',
+    ['train.py'],
+    { NCCL_RUN_PROBE_PORT: '70000' },
+    78,
+    /^nccl-run: NCCL_RUN_PROBE_PORT: bad value '70000': expected a port number 1-65535$/,
+  ],
+  [
+    'a torchrun port torchrun would reject',
+    ['--nnodes=2', '--master-port=99999', 'train.py'],
+    {},
+    64,
+    /--master-port: bad value '99999'/,
+  ],
+  [
+    '--family that the master cannot satisfy',
+    [
+      '--facts',
+      facts('ipv6-only'),
+      '--family',
+      'ipv4',
+      '--nnodes=2',
+      '--node-rank=1',
+      '--master-addr=2001:db8:5::1',
+      'train.py',
+    ],
+    {},
+    78,
+    /--family=ipv4 conflicts with the master 2001:db8:5::1, which resolves only to 2001:db8:5::1; use --family auto or ipv6/,
+  ],
+  [
+    'an explicit interface that does not exist, even with --log-level silent',
+    ['--log-level', 'silent', '--facts', facts('docker-host'), '--iface', 'nope', 'train.py'],
+    {},
+    69,
+    /^nccl-run: --iface nope is not usable \(nope: does not exist\)\n {2}interfaces:\n {2,}NAME/,
+  ],
+  [
+    'a Gloo interface given as an address',
+    ['--facts', facts('docker-host'), '--verify', 'none', '--log-format', 'pretty', 'train.py'],
+    { GLOO_SOCKET_IFNAME: '198.18.4.21' },
+    78,
+    /GLOO_SOCKET_IFNAME/,
+  ],
+];
+
+describe('bad input through the CLI: one line, the exit status of SPEC, nothing started', () => {
+  it.each(rows)('%s', async (_name, args, env, status, message) => {
+    const result = await ncclRun(args, env);
+    expect(result.status).toBe(status);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+    expect(result.launched).toBe(false);
+  });
+
+  // Run through the shebang, as users do: `node --` keeps Node 20 from taking
+  // --env-file for its own option (nodejs/node#54232).
+  it('a missing --env-file is a usage error, a missing NCCL_RUN_ENV_FILE a configuration error', async () => {
+    const missing = await ncclRun(['--env-file', '/nonexistent/x.env', 'train.py']);
+    expect(missing.status).toBe(64);
+    expect(missing.stderr).toMatch(
+      /^nccl-run: --env-file: cannot read '\/nonexistent\/x.env' \(ENOENT\)/,
+    );
+    // The training script's own --env-file is the script's business, missing or not.
+    const scripts = await ncclRun([
+      '--verify',
+      'none',
+      '--iface',
+      'lo',
+      'train.py',
+      '--env-file',
+      '/nonexistent/y.env',
+    ]);
+    expect(scripts.status).toBe(0);
+    expect(scripts.launched).toBe(true);
+    expect((await ncclRun(['train.py'], { NCCL_RUN_ENV_FILE: '/nonexistent/x.env' })).status).toBe(
+      78,
+    );
+  });
+
+  it('reads ./nccl-run.env from the working directory', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'nccl-run-envfile-'));
+    writeFileSync(join(cwd, 'nccl-run.env'), 'NCCL_RUN_VERIFY=sometimes\n');
+    const result = await execa(bin, ['train.py'], {
+      cwd,
+      reject: false,
+      extendEnv: false,
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(result.exitCode).toBe(78);
+    expect(result.stderr).toMatch(
+      /NCCL_RUN_VERIFY in .*nccl-run\.env: bad value 'sometimes': expected one of none, local, master, peers/,
+    );
+  });
+});
