@@ -8,12 +8,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import * as z from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 import { ConfigError, UsageError } from '../errors.js';
 import { STRATEGY_NAMES, type StrategyName } from '../resolve/decision.js';
 import { parseExcludeRule } from '../resolve/excludes.js';
 import { parseDuration } from './duration.js';
 import { envNameOf, OPTION_SPECS } from './options.js';
+
+// zod/mini, unlike zod, installs no locale: without one, zod's own messages
+// (a wrong type, a bad enum value) would all read "Invalid input".
+if (!z.config().localeError) z.config(en());
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -61,27 +66,27 @@ const list = (value: string) =>
 
 const bool = z.union([
   z.boolean(),
-  z
-    .enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', ''])
-    .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
+  z.pipe(
+    z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', '']),
+    z.transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
+  ),
 ]);
 
 const port = z
-  .string()
-  .regex(/^\d+$/, 'expected a port number 1-65535')
-  .transform(Number)
-  .refine((n) => n >= 1 && n <= 65535, 'expected a port number 1-65535');
+  .pipe(z.string().check(z.regex(/^\d+$/, 'expected a port number 1-65535')), z.transform(Number))
+  .check(z.refine((n) => n >= 1 && n <= 65535, 'expected a port number 1-65535'));
 
 const choice = <T extends string>(values: readonly [T, ...T[]]) =>
   z.enum(values, { error: `expected one of ${values.join(', ')}` });
 
+/** A comma list, trimmed, empty items dropped. */
+const commaList = () => z.pipe(z.string(), z.transform(list));
+
 /** One schema per option; each turns the raw string (or boolean) into the typed value. */
 const schemas = {
-  iface: z.string().transform(list),
-  strategy: z
-    .string()
-    .transform(list)
-    .superRefine((names, ctx) => {
+  iface: commaList(),
+  strategy: commaList().check(
+    z.superRefine((names, ctx) => {
       if (names.length === 0)
         ctx.addIssue({
           code: 'custom',
@@ -98,12 +103,10 @@ const schemas = {
       const repeated = names.find((name, i) => names.indexOf(name) !== i);
       if (repeated)
         ctx.addIssue({ code: 'custom', message: `strategy '${repeated}' is listed twice` });
-    })
-    .transform((names) => names as StrategyName[]),
-  exclude: z
-    .string()
-    .transform(list)
-    .superRefine((entries, ctx) => {
+    }),
+  ),
+  exclude: commaList().check(
+    z.superRefine((entries, ctx) => {
       for (const entry of entries) {
         try {
           parseExcludeRule(entry);
@@ -112,41 +115,57 @@ const schemas = {
         }
       }
     }),
+  ),
   'no-default-excludes': bool,
   family: choice(['auto', 'ipv4', 'ipv6']),
-  facts: z.string().min(1, 'expected a file path'),
+  facts: z.string().check(z.minLength(1, 'expected a file path')),
   verify: choice(['none', 'local', 'master', 'peers']),
-  'verify-timeout': z.string().transform((value, ctx) => {
-    const ms = parseDuration(value);
-    if (ms === null) {
-      ctx.addIssue({ code: 'custom', message: 'expected a duration such as 500ms, 30s, 2m' });
-      return z.NEVER;
-    }
-    return ms;
-  }),
+  'verify-timeout': z.pipe(
+    z.string(),
+    // zod/mini's transform context has no addIssue: the issue goes on the payload itself.
+    z.transform((value: string, payload) => {
+      const ms = parseDuration(value);
+      if (ms === null) {
+        payload.issues.push({
+          code: 'custom',
+          message: 'expected a duration such as 500ms, 30s, 2m',
+          input: value,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    }),
+  ),
   peers: z.string(),
   'probe-port': port,
   cluster: choice(['auto', 'slurm', 'k8s', 'none']),
-  'nccl-debug': z
-    .string()
-    .transform((v) => v.toUpperCase())
-    .pipe(choice(['VERSION', 'WARN', 'INFO', 'TRACE'])),
-  'nccl-debug-subsys': z.string().min(1, 'expected a comma list such as INIT,NET'),
+  'nccl-debug': z.pipe(
+    z.pipe(
+      z.string(),
+      z.transform((v: string) => v.toUpperCase()),
+    ),
+    choice(['VERSION', 'WARN', 'INFO', 'TRACE']),
+  ),
+  'nccl-debug-subsys': z.string().check(z.minLength(1, 'expected a comma list such as INIT,NET')),
   force: bool,
   torchrun: z
-    .string()
-    .transform((v) => v.trim().split(/\s+/).filter(Boolean))
-    .refine(
-      (words) => words.length > 0,
-      'expected a command such as torchrun or "python3 -m torch.distributed.run"',
+    .pipe(
+      z.string(),
+      z.transform((v: string) => v.trim().split(/\s+/).filter(Boolean)),
+    )
+    .check(
+      z.refine(
+        (words) => words.length > 0,
+        'expected a command such as torchrun or "python3 -m torch.distributed.run"',
+      ),
     ),
-  'env-file': z.string().min(1, 'expected a file path'),
+  'env-file': z.string().check(z.minLength(1, 'expected a file path')),
   'dry-run': bool,
   json: bool,
   format: choice(['shell', 'dotenv', 'json']),
   'log-level': choice(['trace', 'debug', 'info', 'warn', 'error', 'silent']),
   'log-format': choice(['pretty', 'json']),
-} satisfies Record<string, z.ZodType>;
+} satisfies Record<string, z.ZodMiniType>;
 
 type SchemaName = keyof typeof schemas;
 

@@ -11,18 +11,23 @@
  * strategy finds no route). Unknown keys anywhere are ignored.
  */
 import { readFileSync } from 'node:fs';
-import * as z from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 import { ConfigError } from '../errors.js';
 import { interfaceFactsSchema, routeEntrySchema } from './facts-schema.js';
 import type { HostFacts } from './host-facts.js';
 
 export { hostFactsSchema } from './facts-schema.js';
 
+// zod/mini, unlike zod, installs no locale: without one, zod's own messages
+// (a wrong type, a bad enum value) would all read "Invalid input".
+if (!z.config().localeError) z.config(en());
+
 const factsFileSchema = z.object({
-  hostname: z.string().optional(),
-  host: z.unknown().optional(),
+  hostname: z.optional(z.string()),
+  host: z.optional(z.unknown()),
   interfaces: z.array(interfaceFactsSchema),
-  routes: z.array(routeEntrySchema).optional(),
+  routes: z.optional(z.array(routeEntrySchema)),
 });
 
 /** Reads a facts snapshot (the `facts` of explain --json, or a bare HostFacts). */

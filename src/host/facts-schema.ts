@@ -3,7 +3,7 @@
  * from outside: `--facts` snapshots. Unknown keys are dropped (explain --json
  * adds a verdict per interface); every field of the contract is required.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { HostFacts } from './host-facts.js';
 import { familyOf, hostPrefixLength } from './ip-address.js';
 
@@ -14,7 +14,7 @@ function refineAddressFamily(
   value: { family: 'ipv4' | 'ipv6'; prefixLength: number },
   address: string,
   addressKey: string,
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void {
   if (familyOf(address) !== value.family) {
     ctx.addIssue({
@@ -34,7 +34,7 @@ function refineAddressFamily(
   }
 }
 
-const prefixLengthSchema = z.number().int().min(0).max(128);
+const prefixLengthSchema = z.number().check(z.int(), z.gte(0), z.lte(128));
 
 export const interfaceAddressSchema = z
   .object({
@@ -43,21 +43,21 @@ export const interfaceAddressSchema = z
     prefixLength: prefixLengthSchema,
     scope: z.enum(['host', 'link', 'global']),
   })
-  .superRefine((value, ctx) => refineAddressFamily(value, value.address, 'address', ctx));
+  .check(z.superRefine((value, ctx) => refineAddressFamily(value, value.address, 'address', ctx)));
 
 export const rdmaDeviceSchema = z.object({
-  device: z.string().min(1),
-  port: z.number().int().positive().nullable(),
-  state: z.string().nullable(),
+  device: z.string().check(z.minLength(1)),
+  port: z.nullable(z.number().check(z.int(), z.positive())),
+  state: z.nullable(z.string()),
 });
 
 export const interfaceFactsSchema = z.object({
-  name: z.string().min(1),
-  operstate: z.string().nullable(),
-  carrier: z.boolean().nullable(),
+  name: z.string().check(z.minLength(1)),
+  operstate: z.nullable(z.string()),
+  carrier: z.nullable(z.boolean()),
   addresses: z.array(interfaceAddressSchema),
-  speedMbps: z.number().positive().nullable(),
-  mtu: z.number().int().positive().nullable(),
+  speedMbps: z.nullable(z.number().check(z.positive())),
+  mtu: z.nullable(z.number().check(z.int(), z.positive())),
   kind: z.enum([
     'loopback',
     'physical',
@@ -71,8 +71,8 @@ export const interfaceFactsSchema = z.object({
     'infiniband',
     'other-virtual',
   ]),
-  master: z.string().nullable(),
-  rdma: rdmaDeviceSchema.nullable(),
+  master: z.nullable(z.string()),
+  rdma: z.nullable(rdmaDeviceSchema),
 });
 
 export const routeEntrySchema = z
@@ -80,25 +80,27 @@ export const routeEntrySchema = z
     family: familySchema,
     destination: z.string(),
     prefixLength: prefixLengthSchema,
-    interface: z.string().min(1),
-    gateway: z.string().nullable(),
-    metric: z.number().int().min(0),
+    interface: z.string().check(z.minLength(1)),
+    gateway: z.nullable(z.string()),
+    metric: z.number().check(z.int(), z.gte(0)),
     type: z.enum(['unicast', 'local']),
   })
-  .superRefine((value, ctx) => {
-    refineAddressFamily(value, value.destination, 'destination', ctx);
-    if (value.gateway !== null && familyOf(value.gateway) === null) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['gateway'],
-        input: value.gateway,
-        message: 'expected an IP address or null',
-      });
-    }
-  });
+  .check(
+    z.superRefine((value, ctx) => {
+      refineAddressFamily(value, value.destination, 'destination', ctx);
+      if (value.gateway !== null && familyOf(value.gateway) === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['gateway'],
+          input: value.gateway,
+          message: 'expected an IP address or null',
+        });
+      }
+    }),
+  );
 
 export const hostFactsSchema = z.object({
   hostname: z.string(),
   interfaces: z.array(interfaceFactsSchema),
   routes: z.array(routeEntrySchema),
-}) satisfies z.ZodType<HostFacts>;
+}) satisfies z.ZodMiniType<HostFacts>;

@@ -4,7 +4,7 @@
  * kernel's link kind (IFLA_INFO_KIND: veth, macvlan, vxlan...), which sysfs
  * only exposes for some drivers (uevent DEVTYPE).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { addressScope } from './address-scope.js';
 import type { InterfaceAddress } from './host-facts.js';
 import { familyOf } from './ip-address.js';
@@ -20,15 +20,15 @@ export interface IpLink {
 
 const ipLinkSchema = z.looseObject({
   ifname: z.string(),
-  linkinfo: z
-    .looseObject({
-      info_kind: z.string().optional(),
-      info_slave_kind: z.string().optional(),
-    })
-    .optional(),
-  addr_info: z
-    .array(z.looseObject({ local: z.string().optional(), prefixlen: z.number().optional() }))
-    .optional(),
+  linkinfo: z.optional(
+    z.looseObject({
+      info_kind: z.optional(z.string()),
+      info_slave_kind: z.optional(z.string()),
+    }),
+  ),
+  addr_info: z.optional(
+    z.array(z.looseObject({ local: z.optional(z.string()), prefixlen: z.optional(z.number()) })),
+  ),
 });
 
 export function parseIpAddrShow(json: unknown): IpLink[] {

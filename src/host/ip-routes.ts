@@ -1,13 +1,13 @@
 /** The kernel's pick of a route for one address, as `ip -j route get ADDR` prints it. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { RouteAnswer, RouteEntry } from './host-facts.js';
 
 const ipRouteSchema = z.looseObject({
-  type: z.string().optional(),
+  type: z.optional(z.string()),
   dst: z.string(),
-  dev: z.string().optional(),
-  gateway: z.string().optional(),
-  prefsrc: z.string().optional(),
+  dev: z.optional(z.string()),
+  gateway: z.optional(z.string()),
+  prefsrc: z.optional(z.string()),
 });
 
 type IpRoute = z.infer<typeof ipRouteSchema>;

@@ -6,14 +6,19 @@
  * keys, wrong types, bad UTF-8, an overlong line all fail.
  */
 import { isIP } from 'node:net';
-import * as z from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 
 export const PROTOCOL_VERSION = 1;
 /** A hello with a 253-byte DNS name and an IPv6 address fits in well under this. */
 export const MAX_MESSAGE_BYTES = 512;
 
-const token = z.string().regex(/^[0-9a-f]{32}$/, 'expected 32 hex digits');
-const address = z.string().refine((value) => isIP(value) !== 0, 'expected an IP address');
+// zod/mini, unlike zod, installs no locale: without one, zod's own messages
+// (a wrong type, a bad enum value) would all read "Invalid input".
+if (!z.config().localeError) z.config(en());
+
+const token = z.string().check(z.regex(/^[0-9a-f]{32}$/, 'expected 32 hex digits'));
+const address = z.string().check(z.refine((value) => isIP(value) !== 0, 'expected an IP address'));
 const version = z.literal(PROTOCOL_VERSION);
 
 /** The dialing node: its entry in the peer list and the address it sends from. */
@@ -21,7 +26,7 @@ const helloSchema = z.strictObject({
   v: version,
   kind: z.literal('hello'),
   token,
-  peer: z.string().min(1).max(253),
+  peer: z.string().check(z.minLength(1), z.maxLength(253)),
   address,
 });
 
