@@ -8,17 +8,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import { en } from 'zod/locales';
 import * as z from 'zod/mini';
+import '../zod-english.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { STRATEGY_NAMES, type StrategyName } from '../resolve/decision.js';
 import { parseExcludeRule } from '../resolve/excludes.js';
 import { parseDuration } from './duration.js';
 import { envNameOf, OPTION_SPECS } from './options.js';
-
-// zod/mini, unlike zod, installs no locale: without one, zod's own messages
-// (a wrong type, a bad enum value) would all read "Invalid input".
-if (!z.config().localeError) z.config(en());
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
 

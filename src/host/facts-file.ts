@@ -11,17 +11,13 @@
  * strategy finds no route). Unknown keys anywhere are ignored.
  */
 import { readFileSync } from 'node:fs';
-import { en } from 'zod/locales';
 import * as z from 'zod/mini';
+import '../zod-english.js';
 import { ConfigError } from '../errors.js';
 import { interfaceFactsSchema, routeEntrySchema } from './facts-schema.js';
 import type { HostFacts } from './host-facts.js';
 
 export { hostFactsSchema } from './facts-schema.js';
-
-// zod/mini, unlike zod, installs no locale: without one, zod's own messages
-// (a wrong type, a bad enum value) would all read "Invalid input".
-if (!z.config().localeError) z.config(en());
 
 const factsFileSchema = z.object({
   hostname: z.optional(z.string()),

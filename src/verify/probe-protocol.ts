@@ -6,16 +6,12 @@
  * keys, wrong types, bad UTF-8, an overlong line all fail.
  */
 import { isIP } from 'node:net';
-import { en } from 'zod/locales';
 import * as z from 'zod/mini';
+import '../zod-english.js';
 
 export const PROTOCOL_VERSION = 1;
 /** A hello with a 253-byte DNS name and an IPv6 address fits in well under this. */
 export const MAX_MESSAGE_BYTES = 512;
-
-// zod/mini, unlike zod, installs no locale: without one, zod's own messages
-// (a wrong type, a bad enum value) would all read "Invalid input".
-if (!z.config().localeError) z.config(en());
 
 const token = z.string().check(z.regex(/^[0-9a-f]{32}$/, 'expected 32 hex digits'));
 const address = z.string().check(z.refine((value) => isIP(value) !== 0, 'expected an IP address'));
