@@ -56,16 +56,16 @@ export async function makePlan(
 
   const cluster = detectCluster(options.cluster, userEnv);
   const job = readJobShape(torchrunArgv, userEnv, cluster);
-  const facts =
+  // The host's facts and the master's name are independent: read both at once.
+  const [facts, masterAddresses] = await Promise.all([
     options.facts !== null
-      ? (await import('./host/facts-file.js')).readFactsFile(options.facts)
-      : await readHostFacts();
-
-  const master = job.master && {
-    ...job.master,
-    addresses: await resolveMaster(job.master.host),
-  };
-  const masterAddresses = master?.addresses ?? [];
+      ? import('./host/facts-file.js').then(({ readFactsFile }) =>
+          readFactsFile(options.facts as string),
+        )
+      : readHostFacts(),
+    job.master ? resolveMaster(job.master.host) : [],
+  ]);
+  const master = job.master && { ...job.master, addresses: masterAddresses };
   const family = settleFamily(options.family, masterAddresses);
   const wanted = masterAddresses.filter((address) => isIP(address) === (family === 'ipv6' ? 6 : 4));
   if (master && wanted.length === 0) {
