@@ -30,21 +30,26 @@ export interface RouteLookup {
  */
 export async function routeTo(
   addresses: readonly string[],
-  facts: HostFacts,
+  hostFacts: HostFacts | Promise<HostFacts>,
   live: boolean,
   lookup: RouteLookup = {},
 ): Promise<RouteAnswer[]> {
   const wanted = addresses.filter((address) => familyOf(address) !== null);
-  if (!live) return matchAll(wanted, facts.routes, facts);
+  // Facts may still be on their way: the kernel is asked meanwhile, so the two
+  // `ip` runs of a start-up overlap; the facts only name a local route's owner.
+  if (!live) {
+    const facts = await hostFacts;
+    return matchAll(wanted, facts.routes, facts);
+  }
   if (lookup.ip ?? true) {
-    const answers = await Promise.all(wanted.map((address) => kernelRoute(address, facts)));
+    const answers = await Promise.all(wanted.map((address) => kernelRoute(address, hostFacts)));
     if (!answers.includes('no-ip')) {
       return answers.filter(
         (answer): answer is RouteAnswer => answer !== null && answer !== 'no-ip',
       );
     }
   }
-  return matchAll(wanted, await readProcRouteTable(lookup.procRoot ?? '/proc'), facts);
+  return matchAll(wanted, await readProcRouteTable(lookup.procRoot ?? '/proc'), await hostFacts);
 }
 
 function matchAll(
@@ -59,7 +64,7 @@ function matchAll(
 
 async function kernelRoute(
   address: string,
-  facts: HostFacts,
+  hostFacts: HostFacts | Promise<HostFacts>,
 ): Promise<RouteAnswer | null | 'no-ip'> {
   const bare = withoutZone(address);
   // A zone (fe80::1%eth0) is how a link-local peer names its interface; ip wants it as oif.
@@ -80,7 +85,7 @@ async function kernelRoute(
   const answer = parseIpRouteGet(json);
   if (answer === null || answer.type !== 'local') return answer;
   // The kernel delivers its own addresses through `lo`; SPEC "route" wants the owner.
-  const holder = facts.interfaces.find((iface) =>
+  const holder = (await hostFacts).interfaces.find((iface) =>
     iface.addresses.some((held) => sameAddress(held.address, bare)),
   );
   return { ...answer, interface: holder?.name ?? answer.interface };
