@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * Start-up of the one-file bundle (what bin/nccl-run.js runs, and what
- * Dockerfile.example copies) against tsc's output loaded module by module
- * (dist/cli/main.js): the median wall time of `--dry-run --iface lo --verify
- * none` (the whole plan: options, host facts, decision, variables; no
- * launch, no network wait), run alternately so that machine noise hits both
- * alike. The bundle runs from an empty temporary folder, as in a container.
+ * Start-up of the one-file bundle (dist/nccl-run.mjs, what Dockerfile.example
+ * copies) against tsc's output loaded module by module (dist/cli/entry.js):
+ * the median wall time of `--dry-run --iface lo --verify none` (the whole
+ * plan: options, host facts, decision, variables; no launch, no network
+ * wait), run alternately so that machine noise hits both alike. The bundle
+ * runs from an empty temporary folder, as in a container. (bin/nccl-run.js
+ * runs the split build, measured by bench.js's own dry-run rows.)
  *
  * `benchBundle()` returns rows for scripts/bench.js; run alone it prints them.
  * The tsc build must exist (npm run build).
@@ -71,12 +72,12 @@ export async function benchBundle({ runs = 20 } = {}) {
     const singleMedian = median(singleMs);
     return [
       {
-        name: `start-up, tsc output dist/cli/main.js (module by module), median of ${runs}`,
+        name: `start-up, tsc output dist/cli/entry.js (module by module), median of ${runs}`,
         value: round(normalMedian),
         unit: 'ms',
       },
       {
-        name: `start-up, one-file bundle (what bin/nccl-run.js runs), median of ${runs}`,
+        name: `start-up, one-file bundle dist/nccl-run.mjs, median of ${runs}`,
         value: round(singleMedian),
         unit: 'ms',
       },

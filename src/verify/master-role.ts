@@ -5,12 +5,12 @@
  * compares the endpoint with this machine's names and addresses; for the
  * static backend, rank 0 hosts the store whatever address the others dial.
  */
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { UnresolvableMasterError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { isLoopbackAddress } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
+import { resolveMaster } from '../resolve/master.js';
 
 export type MasterRole =
   /** This node runs the store: bind-check `address` (null: only the wildcard, see below). */
@@ -24,7 +24,7 @@ export async function masterRole(
   facts: HostFacts,
   family: Family,
 ): Promise<MasterRole> {
-  const all = resolved ?? (await resolve(master.host));
+  const all = resolved ?? (await resolveMaster(master.host));
   const wanted = all.filter((address) => isIP(address) === (family === 'ipv6' ? 6 : 4));
   const [first] = wanted;
   if (first === undefined) {
@@ -46,14 +46,4 @@ export async function masterRole(
     };
   }
   return { role: 'worker', address: first };
-}
-
-async function resolve(host: string): Promise<string[]> {
-  if (isIP(host) !== 0) return [host];
-  try {
-    return (await lookup(host, { all: true })).map((entry) => entry.address);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UnresolvableMasterError(`the master's name ${host} does not resolve (${code})`);
-  }
 }
