@@ -10,6 +10,7 @@ import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Decision, ExcludeRule } from '../resolve/decision.js';
 import { buildExcludes } from '../resolve/excludes.js';
+import { c10dStoreHostWarning } from './c10d-store-host.js';
 import { fasterInterfaceWarning } from './faster-interface.js';
 import { checkGlooIfname, usesNcclSyntax } from './gloo-ifname.js';
 import { coverageWarnings } from './interface-coverage.js';
@@ -72,6 +73,7 @@ export async function exportVariables(input: VariablesInput): Promise<Variables>
     family,
     fasterInterfaceWarning(facts, decision, excludes, input.masterAddresses),
     await masterNetworkWarning(job, facts, decision, input.routesToMaster),
+    await c10dStoreHostWarning(job, facts),
   ];
   for (const warning of later) if (warning !== null) warnings.push(warning);
   return { set, kept, warnings };

@@ -27,6 +27,12 @@ export interface JobShape {
   standalone: boolean;
   /** --local-addr, if given. */
   localAddr: string | null;
+  /**
+   * --rdzv-conf is_host for the c10d backend: when given, it alone decides
+   * whether this node hosts the store (c10d_rendezvous_backend.py
+   * `_create_tcp_store`); null when not given or not c10d.
+   */
+  isHost: boolean | null;
   /** PET_* variables filled in from the cluster, to export (SPEC "What it exports"). */
   fill: Record<string, string>;
   /** Hosts for `--verify peers` from the cluster (Slurm node list), if any. */

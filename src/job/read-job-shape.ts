@@ -15,22 +15,12 @@ import { badValue, clusterSetting, defaultSetting, type Setting } from './settin
 import { parseTorchrunArgs, type TorchrunArgs } from './torchrun-args.js';
 import { checkTorchrunEnvironment, torchrunFlag, torchrunSetting } from './torchrun-environment.js';
 
-/** JobShape, plus what job-shape.ts has no field for yet. */
-export interface TorchrunJobShape extends JobShape {
-  /**
-   * --rdzv-conf is_host for the c10d backend: when given, it alone decides
-   * whether this node hosts the store (c10d_rendezvous_backend.py
-   * `_create_tcp_store`); null when not given or not c10d.
-   */
-  isHost: boolean | null;
-}
-
 /** Reads the job's shape from torchrun's argv, PET_*, MASTER_*, the cluster and torchrun's defaults. */
 export function readJobShape(
   torchrunArgv: readonly string[],
   env: NodeJS.ProcessEnv,
   cluster: ClusterInfo | null,
-): TorchrunJobShape {
+): JobShape {
   const args = parseTorchrunArgs(torchrunArgv);
   checkTorchrunEnvironment(args, env);
 

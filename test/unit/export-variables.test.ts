@@ -21,6 +21,7 @@ function job(overrides: Partial<JobShape> = {}): JobShape {
     nodeRank: { value: 1, source: 'argv --node-rank' },
     standalone: false,
     localAddr: null,
+    isHost: null,
     fill: {},
     clusterPeers: [],
     cluster: null,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UsageError } from '../../src/errors.js';
-import type { ClusterInfo } from '../../src/job/job-shape.js';
-import { readJobShape, type TorchrunJobShape } from '../../src/job/read-job-shape.js';
+import type { ClusterInfo, JobShape } from '../../src/job/job-shape.js';
+import { readJobShape } from '../../src/job/read-job-shape.js';
 
 const SLURM: ClusterInfo = {
   kind: 'slurm',
@@ -43,7 +43,7 @@ interface Row {
   env?: Record<string, string>;
   cluster?: ClusterInfo;
   /** Each field given is compared whole (toEqual). */
-  expect?: Partial<TorchrunJobShape>;
+  expect?: Partial<JobShape>;
   error?: { type: typeof UsageError | typeof ConfigError; message: RegExp };
 }
 
@@ -556,7 +556,7 @@ function check(row: Row): void {
   }
   const shape = read();
   for (const [field, value] of Object.entries(row.expect ?? {})) {
-    expect(shape[field as keyof TorchrunJobShape], field).toEqual(value);
+    expect(shape[field as keyof JobShape], field).toEqual(value);
   }
 }
 

@@ -68,6 +68,7 @@ function job(overrides: Partial<JobShape> = {}): JobShape {
     nodeRank: { value: 0, source: 'default' },
     standalone: false,
     localAddr: null,
+    isHost: null,
     fill: {},
     clusterPeers: [],
     cluster: null,

@@ -87,6 +87,7 @@ function job(host: string, port: number, extra: Partial<JobShape> = {}): JobShap
     nodeRank: null,
     standalone: false,
     localAddr: null,
+    isHost: null,
     fill: {},
     clusterPeers: [],
     cluster: null,

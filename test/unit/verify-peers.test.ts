@@ -78,6 +78,7 @@ function node(
       nodeRank: null,
       standalone: false,
       localAddr: null,
+      isHost: null,
       fill: {},
       clusterPeers: [],
       cluster: null,
