@@ -42,7 +42,7 @@ describe.skipIf(netnsUnavailable !== null)(
         ],
         { timeout: 15_000 },
       );
-      return JSON.parse(stdout) as { warnings: string[]; decision: { interface: string } };
+      return JSON.parse(String(stdout)) as { warnings: string[]; decision: { interface: string } };
     };
 
     it('warns on the data address and names the fix', async () => {
