@@ -14,7 +14,7 @@
  * - pino-pretty, which log.ts imports only on a terminal, is bundled like the
  *   rest: a dynamic import of a bare name becomes a lazy chunk-free module.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -80,6 +80,8 @@ export async function bundle({ outfile = BUNDLE_PATH } = {}) {
  * 500 KiB file cost ~40 ms more start-up than the 240 KiB main chunk.
  */
 export async function buildBin({ outdir = BIN_DIR } = {}) {
+  // Chunk names carry a content hash: without this, every build would leave its old chunks behind.
+  rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     ...buildOptions(),
     splitting: true,
