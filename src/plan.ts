@@ -49,6 +49,7 @@ export async function makePlan(
   torchrunArgv: readonly string[],
   settled: Settled,
   env: NodeJS.ProcessEnv,
+  { linkDetails = true } = {},
 ): Promise<Plan> {
   const { options, envFileExtras } = settled;
   // The env file's extra keys count as set by the user, below the process environment.
@@ -63,7 +64,7 @@ export async function makePlan(
       ? import('./host/facts-file.js').then(({ readFactsFile }) =>
           readFactsFile(options.facts as string),
         )
-      : readHostFacts();
+      : readHostFacts({ linkDetails });
   // Handled below; this only keeps a failure from counting as unhandled meanwhile.
   factsRead.catch(() => {});
   const masterAddresses = job.master ? await resolveMaster(job.master.host) : [];

@@ -34,12 +34,19 @@ export interface FactSources {
   osInterfaces: OsInterfaces;
 }
 
-/** Reads this host's interfaces once: os.networkInterfaces() plus /sys/class/net and the routing table. */
-export async function readHostFacts(): Promise<HostFacts> {
+/**
+ * Reads this host's interfaces once: os.networkInterfaces() plus /sys/class/net
+ * and the routing table. linkDetails adds `ip -d addr show`: the addresses of
+ * links that are down or without carrier, and the kernel's name for each
+ * virtual kind. Neither can change a decision (such links are unusable, and
+ * every virtual kind ranks alike), so only `explain` and its snapshots, which
+ * show them, pay for the extra process at start-up.
+ */
+export async function readHostFacts({ linkDetails = true } = {}): Promise<HostFacts> {
   return readHostFactsFrom({
     sysRoot: '/sys',
     procRoot: '/proc',
-    ip: true,
+    ip: linkDetails,
     hostname: hostname(),
     osInterfaces: networkInterfaces(),
   });
