@@ -121,6 +121,10 @@ export const measurements = [
       },
     ];
   }),
+  named('reading 1,001 real interfaces', async () => {
+    const { benchHost } = await import('./bench-host.js');
+    return benchHost();
+  }),
   named('--verify peers with 255 loopback peers', async (ctx) => {
     const { peerProbeBench } = await import('./bench-peers.js');
     return peerProbeBench(ctx);

@@ -234,46 +234,30 @@ describe.skipIf(netnsUnavailable !== null)(
 
     afterAll(() => lab.cleanup());
 
-    it('reads them all, in parallel, in well under a second', async () => {
+    // How long this takes is measured by scripts/bench-host.js, not asserted here.
+    it('lists every one of them', async () => {
       await lab.host('big');
       const batch = Array.from(
         { length: VETH_PAIRS },
         (_, i) => `link add va${i} type veth peer name vb${i}\n`,
       ).join('');
       await execa('ip', ['-n', lab.ns('big'), '-batch', '-'], { input: batch });
-
-      // Five timed reads after one warm-up; the median is reported.
       const script = `
 import { readHostFacts } from ${JSON.stringify(MODULE)};
-await readHostFacts();
-const times = [];
-let count = 0;
-for (let i = 0; i < 5; i += 1) {
-  const start = performance.now();
-  count = (await readHostFacts()).interfaces.length;
-  times.push(performance.now() - start);
-}
-times.sort((a, b) => a - b);
-console.log(JSON.stringify({ count, medianMs: times[2], times }));
+const facts = await readHostFacts();
+console.log(JSON.stringify(facts.interfaces.map((iface) => [iface.name, iface.kind])));
 `;
       const run = await lab.exec(
         'big',
         process.execPath,
         ['--import', 'tsx', '--input-type=module', '-e', script],
-        {
-          timeout: 60_000,
-        },
+        { timeout: 60_000 },
       );
-      const { count, medianMs, times } = JSON.parse(String(run.stdout)) as {
-        count: number;
-        medianMs: number;
-        times: number[];
-      };
-      console.log(
-        `readHostFacts over ${count} interfaces: median ${medianMs.toFixed(1)} ms (${times.map((t) => t.toFixed(0)).join(', ')})`,
-      );
-      expect(count).toBe(VETH_PAIRS * 2 + 1);
-      expect(medianMs).toBeLessThan(1000);
+      const listed = new Map(JSON.parse(String(run.stdout)) as [string, string][]);
+      expect(listed.size).toBe(VETH_PAIRS * 2 + 1);
+      expect(listed.get('lo')).toBe('loopback');
+      expect(listed.get(`va${VETH_PAIRS - 1}`)).toBe('veth');
+      expect(listed.get(`vb${VETH_PAIRS - 1}`)).toBe('veth');
     });
   },
 );

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * Benchmark section: reading a busy host's interfaces for real. A network
+ * namespace with 500 veth pairs (1,001 interfaces, like a Kubernetes node
+ * full of pods) and the median of timed readHostFacts() calls inside it,
+ * with and without `ip -d addr show` (explain runs it, the other commands
+ * do not). Needs root and the tsc build (dist/host/read-host-facts.js).
+ *
+ *   node scripts/bench-host.js [--runs N]
+ */
+import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
+
+const VETH_PAIRS = 500;
+const MODULE = new URL('../dist/host/read-host-facts.js', import.meta.url).href;
+
+/** Rows `{ name, value, unit }`: median ms of `runs` reads after one warm-up, in a fresh namespace. */
+export async function benchHost({ runs = 9 } = {}) {
+  const { Lab, netnsUnavailable } = await tsImport('../test/lab/netns.ts', import.meta.url);
+  if (netnsUnavailable !== null) throw new Error(netnsUnavailable);
+  const lab = new Lab('bhost');
+  try {
+    await lab.host('big');
+    const batch = Array.from(
+      { length: VETH_PAIRS },
+      (_, i) => `link add va${i} type veth peer name vb${i}\n`,
+    ).join('');
+    execFileSync('ip', ['-n', lab.ns('big'), '-batch', '-'], { input: batch });
+    const script = `
+import { readHostFacts } from ${JSON.stringify(MODULE)};
+const median = (v) => v.sort((a, b) => a - b)[v.length >> 1];
+const time = async (linkDetails) => {
+  await readHostFacts({ linkDetails });
+  const times = [];
+  for (let i = 0; i < ${Number(runs)}; i += 1) {
+    const start = performance.now();
+    await readHostFacts({ linkDetails });
+    times.push(performance.now() - start);
+  }
+  return median(times);
+};
+console.log(JSON.stringify({ plain: await time(false), detailed: await time(true) }));
+`;
+    const { stdout } = await lab.exec(
+      'big',
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      {
+        timeout: 120_000,
+      },
+    );
+    const { plain, detailed } = JSON.parse(String(stdout));
+    const interfaces = VETH_PAIRS * 2 + 1;
+    return [
+      { name: `readHostFacts, ${interfaces} real interfaces, median`, value: plain, unit: 'ms' },
+      {
+        name: `readHostFacts with ip -d addr (explain), ${interfaces} interfaces`,
+        value: detailed,
+        unit: 'ms',
+      },
+    ];
+  } finally {
+    await lab.cleanup();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  for (const row of await benchHost())
+    process.stdout.write(`${row.name}: ${row.value.toFixed(1)} ${row.unit}\n`);
+}
