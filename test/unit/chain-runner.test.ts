@@ -134,7 +134,7 @@ describe('runChain', () => {
         {
           strategy: 'explicit',
           outcome: 'skipped',
-          reason: 'no --iface given and NCCL_SOCKET_IFNAME is not set',
+          reason: 'no --iface given and no NCCL_SOCKET_IFNAME to keep',
         },
         {
           strategy: 'speed',

@@ -251,7 +251,7 @@ describe('the default chain', () => {
     expect(
       runChain(DEFAULT_CHAIN, loadFacts('tailscale-host'), context).trace.map((e) => e.reason),
     ).toEqual([
-      'no --iface given and NCCL_SOCKET_IFNAME is not set',
+      'no --iface given and no NCCL_SOCKET_IFNAME to keep',
       'the job is not single-node (not --standalone, and more than one node or a master on another host)',
       "no usable interface's prefix contains master 100.90.1.2",
       'route to 100.90.1.2 leaves via tailscale0, which is excluded (prefix tailscale)',
@@ -288,7 +288,7 @@ describe('when no interface can be chosen', () => {
       '  eth0  up       169.254.33.7/16 fe80::2e0:4cff:fe68:1a07/64  physical  link-local only',
       '  eth1  up       fe80::2e0:4cff:fe68:1a08/64                  physical  no IPv4 address',
       'trace:',
-      '  explicit  skipped  no --iface given and NCCL_SOCKET_IFNAME is not set',
+      '  explicit  skipped  no --iface given and no NCCL_SOCKET_IFNAME to keep',
       '  local     skipped  the job is not single-node (not --standalone, and more than one node or a master on another host)',
       '  subnet    skipped  no master address known',
       '  route     skipped  no master address known',

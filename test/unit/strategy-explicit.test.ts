@@ -11,7 +11,7 @@ describe('explicit: --iface', () => {
       'nothing given',
       'docker-host',
       {},
-      { outcome: 'skipped', reason: 'no --iface given and NCCL_SOCKET_IFNAME is not set' },
+      { outcome: 'skipped', reason: 'no --iface given and no NCCL_SOCKET_IFNAME to keep' },
     ],
     [
       'the named interface',

@@ -15,7 +15,8 @@ export const explicit: Strategy = (facts, context) => {
   if (context.explicitInterfaces.length > 0) return fromIfaceOption(facts, context);
   if (context.userNcclIfname !== null)
     return fromNcclIfname(facts, context, context.userNcclIfname);
-  return { outcome: 'skipped', reason: 'no --iface given and NCCL_SOCKET_IFNAME is not set' };
+  // Also the case with --force, which replaces the user's NCCL_SOCKET_IFNAME instead of keeping it.
+  return { outcome: 'skipped', reason: 'no --iface given and no NCCL_SOCKET_IFNAME to keep' };
 };
 
 function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOutcome {
