@@ -5,8 +5,8 @@
  */
 
 import { formatEnv } from '../env/format-env.js';
-import type { InterfaceFacts } from '../host/host-facts.js';
 import type { Plan } from '../plan.js';
+import { interfaceTable, traceTable } from '../resolve/interface-table.js';
 import { interfaceVerdicts } from '../resolve/verdict.js';
 import { shellQuote } from './shell-quote.js';
 
@@ -41,18 +41,10 @@ export function explainJson(plan: Plan) {
 
 export function explainText(plan: Plan): string {
   const verdicts = interfaceVerdicts(plan.facts, plan.context, plan.decision);
-  const rows = plan.facts.interfaces.map((iface) => [
-    iface.name,
-    stateOf(iface),
-    iface.addresses.map((a) => `${a.address}/${a.prefixLength}`).join(' ') || '-',
-    speedOf(iface),
-    iface.rdma ? `${iface.kind} (${iface.rdma.device})` : iface.kind,
-    verdicts.get(iface.name) ?? '',
-  ]);
   const { decision, master, variables } = plan;
   const lines = [
     'Interfaces',
-    ...table([['NAME', 'STATE', 'ADDRESSES', 'SPEED', 'KIND', 'VERDICT'], ...rows]),
+    ...interfaceTable(plan.facts, verdicts),
     '',
     master
       ? `Master     ${master.host}:${master.port} (${master.source}) -> ${master.addresses.join(', ')}`
@@ -61,7 +53,7 @@ export function explainText(plan: Plan): string {
     `Decision   ${decision.interface} ${decision.address} (${decision.family}) by ${decision.strategy}: ${decision.reason}`,
     '',
     'Trace',
-    ...table(decision.trace.map((entry) => [entry.strategy, entry.outcome, entry.reason])),
+    ...traceTable(decision.trace),
     '',
     'Variables',
     ...indent(formatEnv(variables.set, 'shell')),
@@ -83,26 +75,6 @@ export function launchSummary(plan: Plan): string {
     .join(' ');
   const kept = Object.keys(variables.kept);
   return `using ${decision.interface} ${decision.address} (${decision.strategy}: ${decision.reason}); set ${set || 'nothing'}${kept.length > 0 ? `; kept ${kept.join(', ')}` : ''}`;
-}
-
-function stateOf(iface: InterfaceFacts): string {
-  const state = iface.operstate ?? 'unknown';
-  return iface.carrier === false && state !== 'down' ? `${state}, no carrier` : state;
-}
-
-function speedOf(iface: InterfaceFacts): string {
-  if (iface.speedMbps === null) return '-';
-  return iface.speedMbps >= 1000 ? `${iface.speedMbps / 1000}G` : `${iface.speedMbps}M`;
-}
-
-function table(rows: string[][]): string[] {
-  const widths = rows.reduce<number[]>(
-    (acc, row) => row.map((cell, i) => Math.max(acc[i] ?? 0, cell.length)),
-    [],
-  );
-  return rows.map((row) =>
-    `  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')}`.trimEnd(),
-  );
 }
 
 function indent(text: string): string[] {

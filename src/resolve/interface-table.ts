@@ -1,8 +1,9 @@
 /**
- * The interface table and trace that a NoInterfaceError carries in its
- * details (SPEC: "No strategy picks → exit 69 with the interface table and
- * the trace"). A Kubernetes node has hundreds of veth: long runs of
- * interfaces excluded by the same rule are folded into one line.
+ * The interface table and the trace, as `explain` prints them and as a
+ * NoInterfaceError carries them in its details (SPEC: "No strategy picks →
+ * exit 69 with the interface table and the trace"). A Kubernetes node has
+ * hundreds of veth: long runs of interfaces excluded by the same rule are
+ * folded into one line.
  */
 import type { HostFacts, InterfaceFacts } from '../host/host-facts.js';
 import type { TraceEntry } from './decision.js';
@@ -11,7 +12,6 @@ import type { TraceEntry } from './decision.js';
 const SHOWN_PER_EXCLUDE = 3;
 
 export function interfaceTable(facts: HostFacts, verdicts: ReadonlyMap<string, string>): string[] {
-  const header = ['NAME', 'STATE', 'ADDRESSES', 'KIND', 'VERDICT'];
   const rows: string[][] = [];
   const folded = new Map<string, number>();
   for (const iface of facts.interfaces) {
@@ -21,34 +21,57 @@ export function interfaceTable(facts: HostFacts, verdicts: ReadonlyMap<string, s
       folded.set(verdict, seen);
       if (seen > SHOWN_PER_EXCLUDE) continue;
     }
-    rows.push([iface.name, stateOf(iface), addressesOf(iface), iface.kind, verdict]);
+    rows.push([
+      iface.name,
+      stateOf(iface),
+      addressesOf(iface),
+      speedOf(iface),
+      kindOf(iface),
+      verdict,
+    ]);
   }
-  const widths = header.map((_, column) =>
-    Math.max(...[header, ...rows].map((row) => (row[column] ?? '').length)),
-  );
-  const format = (row: string[]) =>
-    `  ${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ')}`;
   const more = [...folded]
     .filter(([, count]) => count > SHOWN_PER_EXCLUDE)
     .map(([verdict, count]) => `  ... and ${count - SHOWN_PER_EXCLUDE} more ${verdict}`);
-  return ['interfaces:', format(header), ...rows.map(format), ...more];
-}
-
-export function traceLines(trace: readonly TraceEntry[]): string[] {
-  if (trace.length === 0) return ['trace: (no strategy ran)'];
-  const width = Math.max(...trace.map((entry) => entry.strategy.length));
   return [
-    'trace:',
-    ...trace.map((e) => `  ${e.strategy.padEnd(width)}  ${e.outcome.padEnd(7)}  ${e.reason}`),
+    ...columns([['NAME', 'STATE', 'ADDRESSES', 'SPEED', 'KIND', 'VERDICT'], ...rows]),
+    ...more,
   ];
 }
 
+/** One line per strategy that ran: its name, picked/skipped/fatal, and why. */
+export function traceTable(trace: readonly TraceEntry[]): string[] {
+  if (trace.length === 0) return ['  (no strategy ran)'];
+  // The outcome column keeps one width whatever the outcomes, so traces read alike.
+  return columns(trace.map((entry) => [entry.strategy, entry.outcome.padEnd(7), entry.reason]));
+}
+
+/** Left-aligned columns two spaces apart, indented by two; the last column is not padded. */
+function columns(rows: readonly string[][]): string[] {
+  const widths = rows.reduce<number[]>(
+    (acc, row) => row.map((cell, i) => Math.max(acc[i] ?? 0, cell.length)),
+    [],
+  );
+  return rows.map((row) =>
+    `  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')}`.trimEnd(),
+  );
+}
+
 function stateOf(iface: InterfaceFacts): string {
-  const state = iface.operstate ?? 'state unknown';
-  return iface.carrier === false ? `${state}, no carrier` : state;
+  const state = iface.operstate ?? 'unknown';
+  return iface.carrier === false && state !== 'down' ? `${state}, no carrier` : state;
 }
 
 function addressesOf(iface: InterfaceFacts): string {
   if (iface.addresses.length === 0) return '-';
   return iface.addresses.map((a) => `${a.address}/${a.prefixLength}`).join(' ');
+}
+
+function speedOf(iface: InterfaceFacts): string {
+  if (iface.speedMbps === null) return '-';
+  return iface.speedMbps >= 1000 ? `${iface.speedMbps / 1000}G` : `${iface.speedMbps}M`;
+}
+
+function kindOf(iface: InterfaceFacts): string {
+  return iface.rdma ? `${iface.kind} (${iface.rdma.device})` : iface.kind;
 }

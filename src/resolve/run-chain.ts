@@ -2,7 +2,7 @@ import { NoInterfaceError } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import { chain } from './chain.js';
 import type { Decision, ResolveContext, StrategyName } from './decision.js';
-import { interfaceTable, traceLines } from './interface-table.js';
+import { interfaceTable, traceTable } from './interface-table.js';
 import { STRATEGIES } from './strategies/index.js';
 import { interfaceVerdicts } from './verdict.js';
 
@@ -39,8 +39,10 @@ export function runChain(
         ? 'no interface chosen: the strategy list is empty'
         : `no usable interface: none of the strategies ${names.join(', ')} picked one (interfaces and trace below)`;
   const details = [
+    'interfaces:',
     ...interfaceTable(facts, interfaceVerdicts(facts, context, null)),
-    ...traceLines(result.trace),
+    'trace:',
+    ...traceTable(result.trace),
   ];
   throw new NoInterfaceError(message, details);
 }

@@ -283,10 +283,10 @@ describe('when no interface can be chosen', () => {
     );
     expect(error.details).toEqual([
       'interfaces:',
-      '  NAME  STATE    ADDRESSES                                    KIND      VERDICT',
-      '  lo    unknown  127.0.0.1/8 ::1/128                          loopback  loopback',
-      '  eth0  up       169.254.33.7/16 fe80::2e0:4cff:fe68:1a07/64  physical  link-local only',
-      '  eth1  up       fe80::2e0:4cff:fe68:1a08/64                  physical  no IPv4 address',
+      '  NAME  STATE    ADDRESSES                                    SPEED  KIND      VERDICT',
+      '  lo    unknown  127.0.0.1/8 ::1/128                          -      loopback  loopback',
+      '  eth0  up       169.254.33.7/16 fe80::2e0:4cff:fe68:1a07/64  1G     physical  link-local only',
+      '  eth1  up       fe80::2e0:4cff:fe68:1a08/64                  1G     physical  no IPv4 address',
       'trace:',
       '  explicit  skipped  no --iface given and no NCCL_SOCKET_IFNAME to keep',
       '  local     skipped  the job is not single-node (not --standalone, and more than one node or a master on another host)',
@@ -317,7 +317,7 @@ describe('when no interface can be chosen', () => {
     const error = failure('bond-host', { explicitInterfaces: ['ens2f0'] });
     expect(error.message).toBe('--iface ens2f0 is not usable (ens2f0: down (no carrier))');
     expect(error.details).toContain(
-      '  ens2f0      down, no carrier  198.18.12.42/22                              physical     down (no carrier)',
+      '  ens2f0      down     198.18.12.42/22                              -      physical     down (no carrier)',
     );
     expect(error.details.slice(-2)).toEqual([
       'trace:',
