@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { c10dStoreHostWarning } from '../../src/env/c10d-store-host.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
 import type { JobShape } from '../../src/job/job-shape.js';
+import { makeJob } from '../fixtures/job-shape.js';
 
 // `localhost` resolves through /etc/hosts alone: no DNS query leaves the machine.
 const facts: HostFacts = {
@@ -23,19 +24,14 @@ const facts: HostFacts = {
 };
 
 function c10d(host: string, isHost: boolean | null = null): JobShape {
-  return {
+  return makeJob({
     rdzvBackend: 'c10d',
     master: { host, port: 29400, source: '--rdzv-endpoint' },
     masterAddr: null,
     nnodes: { min: 2, max: 2, source: '--nnodes' },
     nodeRank: null,
-    standalone: false,
-    localAddr: null,
     isHost,
-    fill: {},
-    clusterPeers: [],
-    cluster: null,
-  };
+  });
 }
 
 describe('c10dStoreHostWarning (torch hosts the c10d store only on an address the hostname resolves to)', () => {

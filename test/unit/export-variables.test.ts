@@ -7,26 +7,20 @@ import type { JobShape } from '../../src/job/job-shape.js';
 import type { Decision } from '../../src/resolve/decision.js';
 import { buildExcludes } from '../../src/resolve/excludes.js';
 import { loadFacts } from '../fixtures/facts/facts-fixtures.js';
+import { makeJob } from '../fixtures/job-shape.js';
 
 // node-0: eno1 (1 Gb/s, 203.0.113.10/24, default route) and ens3f0 (100 Gb/s, 198.18.60.10/24).
 const facts = loadFacts('master-node');
 const MASTER = '198.18.60.20';
 
 function job(overrides: Partial<JobShape> = {}): JobShape {
-  return {
-    rdzvBackend: 'static',
+  return makeJob({
     master: { host: MASTER, port: 29500, source: 'argv --master-addr' },
     masterAddr: MASTER,
     nnodes: { min: 2, max: 2, source: 'argv --nnodes' },
     nodeRank: { value: 1, source: 'argv --node-rank' },
-    standalone: false,
-    localAddr: null,
-    isHost: null,
-    fill: {},
-    clusterPeers: [],
-    cluster: null,
     ...overrides,
-  };
+  });
 }
 
 function decision(overrides: Partial<Decision> = {}): Decision {

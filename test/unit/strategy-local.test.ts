@@ -3,6 +3,7 @@ import type { JobShape } from '../../src/job/job-shape.js';
 import { isSingleNode } from '../../src/resolve/single-node.js';
 import { local } from '../../src/resolve/strategies/local.js';
 import { loadFacts, makeContext } from '../fixtures/facts/facts-fixtures.js';
+import { makeJob } from '../fixtures/job-shape.js';
 
 describe('local', () => {
   it('picks lo for a single-node job, though lo is on the default excludes', () => {
@@ -59,22 +60,7 @@ describe('local', () => {
   });
 });
 
-function job(overrides: Partial<JobShape> = {}): JobShape {
-  return {
-    rdzvBackend: 'static',
-    master: { host: '127.0.0.1', port: 29500, source: 'default' },
-    masterAddr: '127.0.0.1',
-    nnodes: { min: 1, max: 1, source: 'default' },
-    nodeRank: { value: 0, source: 'default' },
-    standalone: false,
-    localAddr: null,
-    isHost: null,
-    fill: {},
-    clusterPeers: [],
-    cluster: null,
-    ...overrides,
-  };
-}
+const job = makeJob;
 
 describe('isSingleNode (SPEC `local`)', () => {
   const master = loadFacts('master-node');

@@ -15,6 +15,7 @@ import { deadlineIn } from '../../src/verify/clock.js';
 import { masterRole } from '../../src/verify/master-role.js';
 import { VerificationFailedError, type VerifyInput, verify } from '../../src/verify/verify.js';
 import { waitForEndpoint } from '../../src/verify/wait-for-endpoint.js';
+import { makeJob } from '../fixtures/job-shape.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -79,20 +80,13 @@ const loFacts: HostFacts = {
 };
 
 function job(host: string, port: number, extra: Partial<JobShape> = {}): JobShape {
-  return {
-    rdzvBackend: 'static',
+  return makeJob({
     master: { host, port, source: 'test' },
     masterAddr: host,
     nnodes: { min: 2, max: 2, source: 'test' },
     nodeRank: null,
-    standalone: false,
-    localAddr: null,
-    isHost: null,
-    fill: {},
-    clusterPeers: [],
-    cluster: null,
     ...extra,
-  };
+  });
 }
 
 describe('checkStorePort', () => {

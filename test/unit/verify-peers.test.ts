@@ -17,6 +17,7 @@ import {
   type VerifyReport,
   verify,
 } from '../../src/verify/verify.js';
+import { makeJob } from '../fixtures/job-shape.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -70,19 +71,12 @@ function node(
       reason: 'test',
       trace: [],
     },
-    job: {
-      rdzvBackend: 'static',
+    job: makeJob({
       master: null,
       masterAddr: null,
       nnodes: { min: peers.length, max: peers.length, source: 'test' },
       nodeRank: null,
-      standalone: false,
-      localAddr: null,
-      isHost: null,
-      fill: {},
-      clusterPeers: [],
-      cluster: null,
-    },
+    }),
     facts,
     timeoutMs: 3_000,
     peers,
