@@ -13,6 +13,7 @@ import '../zod-english.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { STRATEGY_NAMES, type StrategyName } from '../resolve/decision.js';
 import { parseExcludeRule } from '../resolve/excludes.js';
+import { DEFAULT_CHAIN } from '../resolve/strategies/index.js';
 import { parseDuration } from './duration.js';
 import { envNameOf, OPTION_SPECS } from './options.js';
 
@@ -226,7 +227,7 @@ export function settleOptions(
 
   const options: Options = {
     iface: (values.iface as string[] | undefined) ?? [],
-    strategy: (values.strategy as StrategyName[] | undefined) ?? [...STRATEGY_NAMES],
+    strategy: (values.strategy as StrategyName[] | undefined) ?? [...DEFAULT_CHAIN],
     exclude: (values.exclude as string[] | undefined) ?? [],
     noDefaultExcludes: (values['no-default-excludes'] as boolean | undefined) ?? false,
     family: (values.family as Options['family'] | undefined) ?? 'auto',

@@ -19,8 +19,8 @@
  * Two jobs collide only when their ids are equal modulo 7000 and they run at
  * the same time with the same master node; MASTER_PORT overrides the formula.
  */
-export const SLURM_PORT_BASE = 15_000;
-export const SLURM_PORT_SLOTS = 7_000;
+const SLURM_PORT_BASE = 15_000;
+const SLURM_PORT_SLOTS = 7_000;
 
 export function slurmMasterPort(jobId: number): number {
   return SLURM_PORT_BASE + 2 * (jobId % SLURM_PORT_SLOTS);

@@ -36,7 +36,7 @@ function refineAddressFamily(
 
 const prefixLengthSchema = z.number().check(z.int(), z.gte(0), z.lte(128));
 
-export const interfaceAddressSchema = z
+const interfaceAddressSchema = z
   .object({
     address: z.string(),
     family: familySchema,
@@ -45,7 +45,7 @@ export const interfaceAddressSchema = z
   })
   .check(z.superRefine((value, ctx) => refineAddressFamily(value, value.address, 'address', ctx)));
 
-export const rdmaDeviceSchema = z.object({
+const rdmaDeviceSchema = z.object({
   device: z.string().check(z.minLength(1)),
   port: z.nullable(z.number().check(z.int(), z.positive())),
   state: z.nullable(z.string()),

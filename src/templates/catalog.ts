@@ -6,6 +6,7 @@
 import { parseDuration } from '../cli/duration.js';
 import { OPTION_SPECS } from '../cli/options.js';
 import { STRATEGY_NAMES } from '../resolve/decision.js';
+import { DEFAULT_CHAIN } from '../resolve/strategies/index.js';
 
 export const TEMPLATE_NAMES = ['slurm', 'k8s', 'docker', 'compose', 'env'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
@@ -89,7 +90,7 @@ export const TEMPLATES: Record<TemplateName, TemplateSpec> = {
     file: 'templates/nccl-run.env',
     values: {
       STRATEGY: {
-        default: STRATEGY_NAMES.join(','),
+        default: DEFAULT_CHAIN.join(','),
         accepts: (value) =>
           value.split(',').every((name) => (STRATEGY_NAMES as readonly string[]).includes(name)),
         expected: `a comma list of ${STRATEGY_NAMES.join(', ')}`,

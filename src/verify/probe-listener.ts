@@ -9,7 +9,7 @@ import { createServer, type Socket } from 'node:net';
 import { encodeMessage, type Hello, MessageReader, PROTOCOL_VERSION } from './probe-protocol.js';
 
 /** A legitimate peer writes its hello the moment it connects; this is generous for a loaded node. */
-export const IDLE_MS = 3_000;
+const IDLE_MS = 3_000;
 
 export interface ProbeListenerOptions {
   address: string;

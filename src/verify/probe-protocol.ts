@@ -41,11 +41,7 @@ const rejectSchema = z.strictObject({
   reason: z.literal('token'),
 });
 
-export const probeMessageSchema = z.discriminatedUnion('kind', [
-  helloSchema,
-  welcomeSchema,
-  rejectSchema,
-]);
+const probeMessageSchema = z.discriminatedUnion('kind', [helloSchema, welcomeSchema, rejectSchema]);
 
 export type Hello = z.infer<typeof helloSchema>;
 export type Welcome = z.infer<typeof welcomeSchema>;
