@@ -10,7 +10,6 @@ import { UnresolvableMasterError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { isLoopbackAddress } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
-import { resolveMaster } from '../resolve/master.js';
 
 export type MasterRole =
   /** This node runs the store: bind-check `address` (null: only the wildcard, see below). */
@@ -20,11 +19,11 @@ export type MasterRole =
 export async function masterRole(
   job: JobShape,
   master: RendezvousEndpoint,
-  resolved: readonly string[] | undefined,
+  resolved: readonly string[],
   facts: HostFacts,
   family: Family,
 ): Promise<MasterRole> {
-  const all = resolved ?? (await resolveMaster(master.host));
+  const all = resolved;
   const wanted = all.filter((address) => isIP(address) === (family === 'ipv6' ? 6 : 4));
   const [first] = wanted;
   if (first === undefined) {

@@ -34,8 +34,8 @@ export interface VerifyInput {
   logger: Logger;
   /** The kernel's routes to the master's addresses of the chosen family (ResolveContext.routesToMaster). */
   routesToMaster: RouteAnswer[];
-  /** Every address the master resolves to; looked up again (dns.lookup) when absent. */
-  masterAddresses?: readonly string[];
+  /** Every address the master resolves to (plan.ts resolves it once, for the choice and for this). */
+  masterAddresses: readonly string[];
   /** What tells this job from another on the same nodes: SLURM_JOB_ID, torchrun's --rdzv-id. */
   jobId?: string | null;
 }

@@ -197,7 +197,7 @@ describe('masterRole', () => {
     ],
   ])('a master at %s', async (_case, host, extra, role) => {
     expect(
-      await masterRole(job(host, 29500, extra), endpoint(host), undefined, loFacts, 'ipv4'),
+      await masterRole(job(host, 29500, extra), endpoint(host), [host], loFacts, 'ipv4'),
     ).toEqual(role);
   });
 
@@ -205,7 +205,7 @@ describe('masterRole', () => {
     const role = await masterRole(
       job('198.18.10.1', 29500, { nodeRank: { value: 0, source: 'test' } }),
       endpoint('198.18.10.1'),
-      undefined,
+      ['198.18.10.1'],
       loFacts,
       'ipv4',
     );
@@ -248,6 +248,7 @@ describe('verify, master level, on this host', () => {
     probePort: null,
     logger: capturingLogger().logger,
     routesToMaster: [],
+    masterAddresses: ['127.0.0.1'],
   });
 
   it('passes the master node whose rendezvous port is free', async () => {

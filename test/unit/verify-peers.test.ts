@@ -83,6 +83,7 @@ function node(
     probePort,
     logger: pino({ level: 'silent' }),
     routesToMaster: [],
+    masterAddresses: [],
     jobId: 'job-1',
     ...extra,
   };
