@@ -11,6 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
+import { median } from './bench-lib.js';
 
 const VETH_PAIRS = 500;
 const MODULE = new URL('../dist/host/read-host-facts.js', import.meta.url).href;
@@ -29,7 +30,6 @@ export async function benchHost({ runs = 9 } = {}) {
     execFileSync('ip', ['-n', lab.ns('big'), '-batch', '-'], { input: batch });
     const script = `
 import { readHostFacts } from ${JSON.stringify(MODULE)};
-const median = (v) => v.sort((a, b) => a - b)[v.length >> 1];
 const time = async (linkDetails) => {
   await readHostFacts({ linkDetails });
   const times = [];
@@ -38,7 +38,7 @@ const time = async (linkDetails) => {
     await readHostFacts({ linkDetails });
     times.push(performance.now() - start);
   }
-  return median(times);
+  return times;
 };
 console.log(JSON.stringify({ plain: await time(false), detailed: await time(true) }));
 `;
@@ -50,7 +50,9 @@ console.log(JSON.stringify({ plain: await time(false), detailed: await time(true
         timeout: 120_000,
       },
     );
-    const { plain, detailed } = JSON.parse(String(stdout));
+    const { plain, detailed } = JSON.parse(String(stdout), (key, value) =>
+      key === 'plain' || key === 'detailed' ? median(value) : value,
+    );
     const interfaces = VETH_PAIRS * 2 + 1;
     return [
       { name: `readHostFacts, ${interfaces} real interfaces, median`, value: plain, unit: 'ms' },

@@ -24,6 +24,7 @@ import { reachPeer } from '../dist/verify/probe-dial.js';
 import { startProbeListener } from '../dist/verify/probe-listener.js';
 import { jobToken } from '../dist/verify/probe-token.js';
 import { verify } from '../dist/verify/verify.js';
+import { median } from './bench-lib.js';
 
 const NAME = '--verify peers, one node and 255 loopback peers, median wall time';
 const NODE = '127.0.0.1';
@@ -36,11 +37,7 @@ export async function peerProbeBench(ctx = { runs: 5 }) {
   const runs = Math.max(1, Math.min(ctx.runs ?? 5, MAX_RUNS));
   const samples = [];
   for (let round = 0; round < runs; round += 1) samples.push(await oneRound());
-  samples.sort((a, b) => a - b);
-  const middle = Math.floor(samples.length / 2);
-  const value =
-    samples.length % 2 === 1 ? samples[middle] : (samples[middle - 1] + samples[middle]) / 2;
-  return { name: NAME, value: Math.round(value), unit: 'ms', target: { max: 2000 } };
+  return { name: NAME, value: Math.round(median(samples)), unit: 'ms', target: { max: 2000 } };
 }
 
 async function oneRound() {
@@ -101,6 +98,7 @@ function nodeInput(peers, probePort) {
       nodeRank: null,
       standalone: false,
       localAddr: null,
+      isHost: null,
       fill: {},
       clusterPeers: [],
       cluster: null,
@@ -127,6 +125,7 @@ function nodeInput(peers, probePort) {
     probePort,
     logger: pino({ level: 'silent' }),
     routesToMaster: [],
+    masterAddresses: [],
     jobId: 'bench',
   };
 }
