@@ -5,10 +5,11 @@
  * still work, but NCCL's and Gloo's traffic to the master's node would take
  * another path than the one the variables name.
  */
-import { BlockList, isIP } from 'node:net';
 import type { HostFacts, InterfaceFacts, RouteAnswer, RouteEntry } from '../host/host-facts.js';
-import { sameAddress } from '../host/ip-address.js';
+import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { Decision } from '../resolve/decision.js';
+// One rule for "up" everywhere: the one the strategies choose by (NCCL's IFF_RUNNING).
+import { isUp } from '../resolve/usable.js';
 
 export type LocalOutcome =
   | { ok: true; iface: InterfaceFacts; warnings: string[] }
@@ -41,20 +42,11 @@ export function checkLocal(
   };
 }
 
-/**
- * Up as the kernel reports it (Documentation/networking/operstates.rst):
- * "up", or "unknown" for drivers that do not track it (lo, tun), unless
- * the carrier is known to be missing.
- */
-export function isUp(iface: InterfaceFacts): boolean {
-  return iface.operstate === 'up' || (iface.operstate === 'unknown' && iface.carrier !== false);
-}
-
 function routeWarning(route: RouteAnswer, facts: HostFacts, chosen: InterfaceFacts): string[] {
   if (route.type === 'local') {
     // The master is this host; its address's owner is the interface peers reach it on (SPEC `route`).
     const owner = facts.interfaces.find((iface) =>
-      iface.addresses.some((a) => a.address === route.destination),
+      iface.addresses.some((a) => sameAddress(a.address, route.destination)),
     );
     if (owner === undefined || owner.name === chosen.name) return [];
     return [
@@ -74,13 +66,7 @@ function routeWarning(route: RouteAnswer, facts: HostFacts, chosen: InterfaceFac
 
 /** Every route whose prefix holds the address: the one the kernel picked and those it passed over. */
 export function routesCovering(address: string, routes: readonly RouteEntry[]): RouteEntry[] {
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  return routes.filter((route) => {
-    if (route.family !== family || isIP(route.destination) === 0) return false;
-    const prefix = new BlockList();
-    prefix.addSubnet(route.destination, route.prefixLength, route.family);
-    return prefix.check(address, family);
-  });
+  return routes.filter((route) => prefixContains(route.destination, route.prefixLength, address));
 }
 
 function routeText(route: RouteEntry): string {

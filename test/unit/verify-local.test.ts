@@ -6,7 +6,7 @@ import type {
   RouteEntry,
 } from '../../src/host/host-facts.js';
 import type { Decision } from '../../src/resolve/decision.js';
-import { checkLocal, isUp, routesCovering } from '../../src/verify/check-local.js';
+import { checkLocal, routesCovering } from '../../src/verify/check-local.js';
 
 function nic(
   name: string,
@@ -127,20 +127,6 @@ describe('checkLocal', () => {
   ])('fails on %s', (_case, chosen, hostFacts, message) => {
     const outcome = checkLocal(hostFacts, chosen, []);
     expect(outcome).toMatchObject({ ok: false, message });
-  });
-});
-
-describe('isUp', () => {
-  it.each([
-    ['up', true, true],
-    ['unknown', true, true],
-    ['unknown', null, true],
-    ['unknown', false, false],
-    ['down', null, false],
-    ['dormant', true, false],
-    [null, true, false],
-  ] as const)('operstate %s, carrier %s → %s', (operstate, carrier, up) => {
-    expect(isUp(nic('x', '198.18.0.1', 24, { operstate, carrier }))).toBe(up);
   });
 });
 
