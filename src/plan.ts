@@ -3,7 +3,6 @@
  * job shape → host facts → master → decision → variables.
  * Verification and launch happen in main, after whatever the command prints.
  */
-import { isIP } from 'node:net';
 import { optionError, type Settled } from './cli/config.js';
 import { detectCluster } from './cluster/detect-cluster.js';
 import { expandHostlist } from './cluster/slurm-hostlist.js';
@@ -11,6 +10,7 @@ import { exportVariables, type Variables } from './env/export-variables.js';
 import { userValue } from './env/user-value.js';
 import { ConfigError } from './errors.js';
 import type { HostFacts, RouteAnswer } from './host/host-facts.js';
+import { familyOf } from './host/ip-address.js';
 import { readHostFacts } from './host/read-host-facts.js';
 import { routeTo } from './host/routes.js';
 import type { JobShape } from './job/job-shape.js';
@@ -70,7 +70,7 @@ export async function makePlan(
   const masterAddresses = job.master ? await resolveMaster(job.master.host) : [];
   const master = job.master && { ...job.master, addresses: masterAddresses };
   const family = settleFamily(options.family, masterAddresses);
-  const wanted = masterAddresses.filter((address) => isIP(address) === (family === 'ipv6' ? 6 : 4));
+  const wanted = masterAddresses.filter((address) => familyOf(address) === family);
   if (master && wanted.length === 0) {
     // Only an explicit --family can disagree with the master (auto follows it).
     const origin = settled.sources.family ?? '--family';

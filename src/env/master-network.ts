@@ -6,13 +6,12 @@
  * MASTER_ADDR) on another network means the user expects the job on a
  * network it will not use.
  */
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import { familyOf, sameAddress } from '../host/ip-address.js';
 import { routeTo } from '../host/routes.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Decision } from '../resolve/decision.js';
+import { resolveMaster } from '../resolve/master.js';
 
 export async function masterNetworkWarning(
   job: JobShape,
@@ -42,13 +41,8 @@ export async function masterNetworkWarning(
 }
 
 /** Every address a name resolves to; none when it does not resolve (torchrun never reads it here). */
-async function addressesOf(host: string): Promise<string[]> {
-  if (isIP(host) !== 0) return [host];
-  try {
-    return (await lookup(host, { all: true })).map((entry) => entry.address);
-  } catch {
-    return [];
-  }
+function addressesOf(host: string): Promise<string[]> {
+  return resolveMaster(host).catch(() => []);
 }
 
 /**

@@ -5,10 +5,9 @@
  * compares the endpoint with this machine's names and addresses; for the
  * static backend, rank 0 hosts the store whatever address the others dial.
  */
-import { isIP } from 'node:net';
 import { UnresolvableMasterError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
-import { isLoopbackAddress } from '../host/ip-address.js';
+import { familyOf, isLoopbackAddress } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 
 export type MasterRole =
@@ -24,7 +23,7 @@ export async function masterRole(
   family: Family,
 ): Promise<MasterRole> {
   const all = resolved;
-  const wanted = all.filter((address) => isIP(address) === (family === 'ipv6' ? 6 : 4));
+  const wanted = all.filter((address) => familyOf(address) === family);
   const [first] = wanted;
   if (first === undefined) {
     throw new UnresolvableMasterError(

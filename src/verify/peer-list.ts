@@ -5,9 +5,10 @@
  * different lists, and its hostname may resolve to another network.
  */
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { ConfigError } from '../errors.js';
 import type { Family, HostFacts, InterfaceFacts } from '../host/host-facts.js';
+import { prefixContains } from '../host/ip-address.js';
 
 export interface ResolvedPeer {
   name: string;
@@ -58,7 +59,6 @@ export function planPeers(
       `the peer list (${peers.map((peer) => peer.name).join(', ')}) does not name this host: none of its entries resolves to one of this host's addresses (${[...own].join(', ')})`,
     );
   }
-  const chosenNetworks = networksOf(chosen);
   const others = peers
     .filter((peer) => !isSelf(peer))
     .map((peer) => {
@@ -68,19 +68,11 @@ export function planPeers(
       }
       // A name may resolve into several networks; the one on our link is where NCCL will talk.
       const onLink = peer.addresses.find((a) =>
-        chosenNetworks.check(a, isIP(a) === 6 ? 'ipv6' : 'ipv4'),
+        chosen.addresses.some((held) => prefixContains(held.address, held.prefixLength, a)),
       );
       return { name: peer.name, address: onLink ?? first };
     });
   return { self: self.name, others: dedupe(others) };
-}
-
-function networksOf(iface: InterfaceFacts): BlockList {
-  const networks = new BlockList();
-  for (const entry of iface.addresses) {
-    networks.addSubnet(entry.address, entry.prefixLength, entry.family);
-  }
-  return networks;
 }
 
 /** The same host listed twice (a name and its address) is probed once. */
