@@ -5,7 +5,8 @@
  */
 import { formatEnv } from '../env/format-env.js';
 import { NcclRunError } from '../errors.js';
-import { launch } from '../launch/launch.js';
+import { findLauncher } from '../launch/find-launcher.js';
+import { handOver } from '../launch/hand-over.js';
 import { createLogger, type Logger } from '../log.js';
 import { makePlan, type Plan } from '../plan.js';
 import { VerificationFailedError } from '../verify/failure.js';
@@ -22,6 +23,7 @@ const EXIT_INTERNAL = 70;
 export async function main(
   argv: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  handoverFd: number | null = null,
 ): Promise<number> {
   let logger: Logger | null = null;
   let logFormat: Options['logFormat'] = 'pretty';
@@ -63,6 +65,11 @@ export async function main(
     const { options } = settled;
     logFormat = options.logFormat;
     logger = await createLogger(options.logLevel, logFormat);
+    // Before the plan, so that a launcher that cannot start costs no wait.
+    const launcherFile =
+      split.command === 'run' && !options.dryRun
+        ? findLauncher(options.torchrun[0], env.PATH ?? settled.envFileExtras.PATH)
+        : '';
     const plan = await makePlan(split.torchrun, settled, env);
     for (const warning of plan.variables.warnings) logger.warn(warning);
 
@@ -98,7 +105,20 @@ export async function main(
           process.stdout.write(`${plan.command.map(shellQuote).join(' ')}\n`);
           return 0;
         }
-        return await launch(plan.command, plan.childEnv, logger);
+        handOver(
+          {
+            file: launcherFile,
+            launcher: options.torchrun,
+            ownTokens: argv.length - split.torchrun.length,
+            torchrunArgv: split.torchrun,
+            exports: Object.fromEntries(
+              Object.entries(plan.childEnv).filter(([name, value]) => env[name] !== value),
+            ),
+            env: plan.childEnv,
+          },
+          handoverFd,
+        );
+        return 0;
       }
     }
   } catch (error) {

@@ -1,7 +1,9 @@
 /**
  * The one-file build runs alone: built from the sources, copied into an empty
- * folder under the system temp dir (no node_modules there or above), then run
- * with plain node the way Dockerfile.example runs it.
+ * folder under the system temp dir (no node_modules there or above) beside
+ * the shell entry bin/nccl-run, as Dockerfile.example lays them out. Plain
+ * `node nccl-run.mjs` does everything but the launch, which needs an exec
+ * (the shell entry's, or process.execve from Node 22.15).
  */
 import {
   chmodSync,
@@ -27,6 +29,7 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 let buildDir: string;
 let runDir: string;
 let single: string;
+let entry: string;
 
 /** A clean environment: no NCCL_RUN_*, no Slurm or Kubernetes variables from the test runner. */
 const cleanEnv = () => ({ PATH: dirname(process.execPath), HOME: runDir, LANG: 'C.UTF-8' });
@@ -46,6 +49,9 @@ beforeAll(async () => {
   const { outfile } = await bundle({ outfile: join(buildDir, 'nccl-run.mjs') });
   single = join(runDir, 'nccl-run.mjs');
   copyFileSync(outfile, single);
+  entry = join(runDir, 'nccl-run');
+  copyFileSync(join(root, 'bin', 'nccl-run'), entry);
+  chmodSync(entry, 0o755);
   // A launcher that reports what it was given, then exits with a status of its own.
   writeFileSync(
     join(runDir, 'torchrun.mjs'),
@@ -108,18 +114,27 @@ describe('the one-file bundle, alone in an empty folder', () => {
     expect(result.stderr).toContain("--verify: bad value 'sometimes'");
   });
 
-  it('launches the --torchrun command with torchrun arguments untouched and passes its status through', async () => {
-    const result = await run([
-      '--verify',
-      'none',
-      '--torchrun',
-      join(runDir, 'torchrun.mjs'),
-      '--standalone',
-      '--nproc-per-node=1',
-      'train.py',
-      '--iface',
-      "it's $HOME",
-    ]);
+  it('launches through the shell entry beside it: torchrun arguments untouched, its status through', async () => {
+    const result = await execa(
+      entry,
+      [
+        '--verify',
+        'none',
+        '--torchrun',
+        join(runDir, 'torchrun.mjs'),
+        '--standalone',
+        '--nproc-per-node=1',
+        'train.py',
+        '--iface',
+        "it's $HOME",
+      ],
+      {
+        cwd: runDir,
+        env: { ...cleanEnv(), PATH: `${dirname(process.execPath)}:/usr/bin:/bin` },
+        extendEnv: false,
+        reject: false,
+      },
+    );
     expect(result.exitCode).toBe(7);
     const launched = JSON.parse(readFileSync(join(runDir, 'launched.json'), 'utf8'));
     expect(launched.argv).toEqual([
@@ -134,6 +149,16 @@ describe('the one-file bundle, alone in an empty folder', () => {
       GLOO_SOCKET_IFNAME: 'lo',
       TP_SOCKET_IFNAME: 'lo',
     });
+  });
+
+  it('with plain node and no process.execve, refuses the launch with 78 and says what to run', async () => {
+    rmSync(join(runDir, 'launched.json'), { force: true });
+    const result = await run(['--verify', 'none', '--torchrun', join(runDir, 'torchrun.mjs'), 'x']);
+    const execve = (process as { execve?: unknown }).execve;
+    expect(execve, 'this Node has process.execve: the launch would succeed').toBeUndefined();
+    expect(result.exitCode).toBe(78);
+    expect(result.stderr).toContain('start nccl-run with its bin/nccl-run script');
+    expect(existsSync(join(runDir, 'launched.json'))).toBe(false);
   });
 
   it('fills the job in from Slurm inside an allocation', async () => {

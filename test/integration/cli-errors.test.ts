@@ -12,7 +12,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin/nccl-run.js');
+const bin = join(root, 'bin/nccl-run');
 const launcher = join(root, 'test/fixtures/report-launcher.js');
 const facts = (name: string) => join(root, 'test/fixtures/facts', `${name}.json`);
 

@@ -1,30 +1,39 @@
 /**
- * SPEC "Launch" with nccl-run as a real process: each relayed signal reaches
- * the launcher exactly once, a Ctrl-C typed in a terminal reaches it once
- * (from the kernel, not again from nccl-run), and nccl-run outlives a
- * launcher that ignores SIGTERM. Each case runs twice: launch() alone in a
- * process of its own (test/fixtures/launch-driver.ts), and the real CLI,
- * bin/nccl-run.js, which needs `npm run build` first.
+ * SPEC "Launch": after the exec every signal reaches torchrun exactly once,
+ * as if it had been started alone, in each context users have; before the
+ * exec a signal stops nccl-run at once and nothing is launched. Each context
+ * is its own test, with the real entry (bin/nccl-run), real processes, a real
+ * pseudo-terminal, real timeout(1) and real tini as PID 1. Slurm's scancel is
+ * in test/e2e/slurm.test.ts, on a real cluster.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORWARDED_SIGNALS } from '../../src/launch/forward-signals.js';
-import { isReady, removeReports, reportPath, waitForReport } from '../fixtures/fixture-report.js';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
+  fixture,
+  isReady,
+  readReport,
+  removeReports,
+  reportPath,
+  waitForReport,
+} from '../fixtures/fixture-report.js';
+import {
+  BIN,
   cliCommand,
-  driverCommand,
-  exitStatus,
   settleAndRelease,
   startDetached,
   startOnTerminal,
 } from '../fixtures/nccl-run-process.js';
+import { Lab, netnsUnavailable } from '../lab/netns.js';
 
 afterAll(removeReports);
 
 const EXIT_CODE = 7;
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
 
-function fixtureEnv(report: string): NodeJS.ProcessEnv {
+/** The holding fixture: records every signal and exits EXIT_CODE on SIGALRM. */
+function holdEnv(report: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
     FIXTURE_REPORT: report,
@@ -33,24 +42,42 @@ function fixtureEnv(report: string): NodeJS.ProcessEnv {
   };
 }
 
-const BUILT_CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+/** Starts nccl-run detached and waits until the launcher runs in its place. */
+async function startedDetached(report: string): Promise<ChildProcess> {
+  const nccl = startDetached(cliCommand('report-launcher.js'), holdEnv(report));
+  const ready = await waitForReport(report, isReady, { writer: nccl });
+  expect(ready.pid).toBe(nccl.pid);
+  return nccl;
+}
 
-describe.each([
-  { as: 'launch() alone', ncclRun: driverCommand },
-  { as: 'the nccl-run CLI', ncclRun: cliCommand },
-])('launch, with nccl-run as $as', ({ as, ncclRun }) => {
-  beforeAll(() => {
-    if (as === 'the nccl-run CLI' && !existsSync(BUILT_CLI)) {
-      throw new Error(`${BUILT_CLI} is missing: run npm run build first`);
-    }
+/** Whether a pid runs: a zombie waiting for its new parent to reap it has stopped. */
+function isRunning(pid: number): boolean {
+  if (!existsSync(`/proc/${pid}/stat`)) return false;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+}
+
+describe('after the exec, without a terminal', () => {
+  it.each(SIGNALS)('kill(1) of the pid: %s arrives exactly once', async (signal) => {
+    const report = reportPath();
+    const nccl = await startedDetached(report);
+    process.kill(nccl.pid as number, signal);
+    const { status, marker, final } = await settleAndRelease(
+      nccl,
+      nccl.pid as number,
+      report,
+      signal,
+    );
+    expect(final.signals).toEqual([signal, marker]);
+    expect(status).toBe(EXIT_CODE);
   });
 
-  describe('signals sent to nccl-run (kill(1), no terminal)', () => {
-    it.each(FORWARDED_SIGNALS)('relays %s to the launcher exactly once', async (signal) => {
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'])(
+    'a signal to the whole process group: %s arrives exactly once',
+    async (signal) => {
       const report = reportPath();
-      const nccl = startDetached(ncclRun('report-launcher.js'), fixtureEnv(report));
-      await waitForReport(report, isReady, { writer: nccl });
-      process.kill(nccl.pid as number, signal);
+      const nccl = await startedDetached(report);
+      process.kill(-(nccl.pid as number), signal);
       const { status, marker, final } = await settleAndRelease(
         nccl,
         nccl.pid as number,
@@ -59,56 +86,143 @@ describe.each([
       );
       expect(final.signals).toEqual([signal, marker]);
       expect(status).toBe(EXIT_CODE);
-    });
+    },
+  );
 
-    it('keeps waiting for a launcher that ignores SIGTERM, and relays the next one too', async () => {
-      const report = reportPath();
-      const nccl = startDetached(ncclRun('ignore-sigterm.js'), fixtureEnv(report));
-      await waitForReport(report, isReady, { writer: nccl });
-      process.kill(nccl.pid as number, 'SIGTERM');
-      await waitForReport(report, (r) => r.signals.length === 1, {
-        writer: nccl,
-      });
-      expect(nccl.exitCode).toBeNull();
-      // Only a nccl-run still alive and relaying can deliver the second SIGTERM that ends the fixture.
-      process.kill(nccl.pid as number, 'SIGTERM');
-      expect(await exitStatus(nccl)).toBe(EXIT_CODE);
-      expect((await waitForReport(report, () => true)).signals).toEqual(['SIGTERM', 'SIGTERM']);
+  it('timeout(1): its SIGTERM arrives exactly once, and timeout says 124', async () => {
+    const report = reportPath();
+    const timeout = spawn('timeout', ['-s', 'TERM', '1', ...cliCommand('report-launcher.js')], {
+      env: holdEnv(report),
+      stdio: ['ignore', 'ignore', 'inherit'],
     });
+    const ready = await waitForReport(report, isReady, { writer: timeout });
+    const { status, marker, final } = await settleAndRelease(timeout, ready.pid, report, 'SIGTERM');
+    expect(final.signals).toEqual(['SIGTERM', marker]);
+    expect(status).toBe(124);
   });
 
-  describe('keys typed in a terminal (pseudo-terminal from script(1))', () => {
-    it.each([
-      ['Ctrl-C', '\x03', 'SIGINT'],
-      ['Ctrl-\\', '\x1c', 'SIGQUIT'],
-    ])('%s reaches the launcher exactly once', async (_key, keystroke, signal) => {
-      const report = reportPath();
-      const terminal = startOnTerminal(ncclRun('report-launcher.js'), fixtureEnv(report));
-      const ready = await waitForReport(report, isReady, { writer: terminal });
-      terminal.stdin?.write(keystroke);
-      const { status, marker, final } = await settleAndRelease(
-        terminal,
-        ready.ppid,
-        report,
-        signal,
-      );
-      expect(final.signals).toEqual([signal, marker]);
-      expect(status).toBe(EXIT_CODE);
-    });
-
-    it('still relays a kill(1) of nccl-run that no key can send (SIGTERM)', async () => {
-      const report = reportPath();
-      const terminal = startOnTerminal(ncclRun('report-launcher.js'), fixtureEnv(report));
-      const ready = await waitForReport(report, isReady, { writer: terminal });
-      process.kill(ready.ppid, 'SIGTERM');
-      const { status, marker, final } = await settleAndRelease(
-        terminal,
-        ready.ppid,
-        report,
-        'SIGTERM',
-      );
-      expect(final.signals).toEqual(['SIGTERM', marker]);
-      expect(status).toBe(EXIT_CODE);
-    });
+  it('SIGTERM to tini as PID 1 (docker stop, the kubelet) arrives exactly once', async () => {
+    const report = reportPath();
+    // A PID namespace of its own makes tini PID 1, as in a container.
+    const container = spawn(
+      'unshare',
+      ['--pid', '--fork', 'tini', '--', ...cliCommand('report-launcher.js')],
+      { env: holdEnv(report), stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    const ready = await waitForReport(report, isReady, { writer: container });
+    expect(ready.ppid).toBe(1); // the launcher is tini's child, with nothing in between
+    const tini = Number(
+      readFileSync(`/proc/${container.pid}/task/${container.pid}/children`, 'utf8').trim(),
+    );
+    process.kill(tini, 'SIGTERM');
+    // tini forwards every signal to its child: the marker and the release go the same way.
+    const { status, marker, final } = await settleAndRelease(
+      container,
+      tini,
+      report,
+      'SIGTERM',
+      tini,
+    );
+    expect(final.signals).toEqual(['SIGTERM', marker]);
+    expect(status).toBe(EXIT_CODE);
   });
 });
+
+describe('after the exec, on a terminal (pseudo-terminal from script(1))', () => {
+  it.each([
+    ['Ctrl-C', '\x03', 'SIGINT'],
+    ['Ctrl-\\', '\x1c', 'SIGQUIT'],
+  ])('%s arrives exactly once', async (_key, keystroke, signal) => {
+    const report = reportPath();
+    const terminal = startOnTerminal(cliCommand('report-launcher.js'), holdEnv(report));
+    const ready = await waitForReport(report, isReady, { writer: terminal });
+    terminal.stdin?.write(keystroke);
+    const { status, marker, final } = await settleAndRelease(terminal, ready.pid, report, signal);
+    expect(final.signals).toEqual([signal, marker]);
+    expect(status).toBe(EXIT_CODE);
+  });
+
+  it('a signal to the foreground process group arrives exactly once', async () => {
+    const report = reportPath();
+    const terminal = startOnTerminal(cliCommand('report-launcher.js'), holdEnv(report));
+    const ready = await waitForReport(report, isReady, { writer: terminal });
+    process.kill(-ready.pid, 'SIGTERM');
+    const { status, marker, final } = await settleAndRelease(
+      terminal,
+      ready.pid,
+      report,
+      'SIGTERM',
+    );
+    expect(final.signals).toEqual(['SIGTERM', marker]);
+    expect(status).toBe(EXIT_CODE);
+  });
+
+  it('a hang-up (SSH drop): SIGHUP arrives once and the parent gets the launcher status', async () => {
+    const report = reportPath();
+    // A Python launcher, as torchrun is: Node itself aborts at exit after a hang-up.
+    const sshd = execa(
+      '/usr/bin/python3',
+      [fixture('pty-hangup.py'), report, ...cliCommand('report-launcher.py')],
+      { env: holdEnv(report), reject: false },
+    );
+    const hungUp = await waitForReport(report, (r) => r.signals.includes('SIGHUP'));
+    const marker = 'SIGUSR2';
+    process.kill(hungUp.pid, marker);
+    await waitForReport(report, (r) => r.signals.includes(marker));
+    process.kill(hungUp.pid, 'SIGALRM');
+    const ended = JSON.parse((await sshd).stdout) as { pid: number; exitCode: number | null };
+    expect(ended).toEqual({ pid: hungUp.pid, exitCode: EXIT_CODE, signal: null });
+    expect(readReport(report)?.signals).toEqual(['SIGHUP', marker]);
+  });
+});
+
+describe.skipIf(netnsUnavailable !== null)(
+  `before the exec${netnsUnavailable ? ` (skipped: ${netnsUnavailable})` : ''}`,
+  () => {
+    const lab = new Lab('sig');
+    afterAll(() => lab.cleanup());
+
+    it('a SIGTERM while the pre-flight waits for the master ends nccl-run at once, and nothing starts', async () => {
+      // A worker whose master, on its own subnet, is nowhere: the check retries until killed.
+      await lab.host('w');
+      await lab.link('w', 'eth0', 'w', 'eth1');
+      await lab.addr('w', 'eth0', '198.18.77.1/24');
+      const report = reportPath();
+      const nccl = spawn(
+        'ip',
+        [
+          ...['netns', 'exec', lab.ns('w'), BIN, '--verify', 'master', '--verify-timeout', '60s'],
+          ...['--torchrun', fixture('report-launcher.js'), '--nnodes=2', '--node-rank=1'],
+          ...['--master-addr=198.18.77.2', '--master-port=29500', 'train.py'],
+        ],
+        { env: { ...process.env, FIXTURE_REPORT: report }, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      nccl.stderr?.on('data', (chunk) => {
+        stderr += String(chunk);
+      });
+      const deadline = Date.now() + 15_000;
+      while (!stderr.includes('waiting for') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(stderr).toContain('waiting for 198.18.77.2:29500');
+      // `ip netns exec` execs nccl-run's shell, whose one child is its Node half.
+      const node = Number(
+        readFileSync(`/proc/${nccl.pid}/task/${nccl.pid}/children`, 'utf8').trim(),
+      );
+      const sent = Date.now();
+      process.kill(nccl.pid as number, 'SIGTERM');
+      const [, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+        nccl.once('exit', (code, sig) => resolve([code, sig])),
+      );
+      expect(signal).toBe('SIGTERM'); // a shell reports it as 143
+      expect(Date.now() - sent).toBeLessThan(1_000);
+      // The Node half sees its shell go and stops too, releasing what it held.
+      while (isRunning(node) && Date.now() - sent < 5_000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(isRunning(node)).toBe(false);
+      expect(readReport(report)).toBeUndefined();
+    });
+  },
+);

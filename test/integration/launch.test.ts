@@ -1,183 +1,233 @@
 /**
- * launch() called directly, against real fixture launchers: argv and
- * environment arrive unchanged, every way a launcher ends maps to SPEC "Exit
- * status", and nothing is left behind. Signals are in launch-signals.test.ts,
- * where nccl-run is a process of its own.
+ * SPEC "Launch" through the real entry, bin/nccl-run (needs `npm run
+ * build`): torchrun *replaces* nccl-run. The fixture launcher reports its
+ * pid and parent, and the kernel's own bytes of its argv and environment
+ * (/proc/self/cmdline, /proc/self/environ), so these tests see what the
+ * exec really delivered, not what Node decoded. Signals are in
+ * launch-signals.test.ts.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
-import { LauncherError } from '../../src/errors.js';
-import { FORWARDED_SIGNALS, forwardSignals } from '../../src/launch/forward-signals.js';
-import { launch } from '../../src/launch/launch.js';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, readReport, removeReports, reportPath } from '../fixtures/fixture-report.js';
+import { BIN, cliCommand, shellWord } from '../fixtures/nccl-run-process.js';
 
 afterAll(removeReports);
 
-/** A pino logger whose lines the test can read. */
-function capturingLogger() {
-  const lines: Array<{ level: number; msg: string; signal?: string }> = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
+const BUILT = fileURLToPath(new URL('../../dist/bin/nccl-run.js', import.meta.url));
+
+/** Runs nccl-run to the end under `sh -c`, so argv and environment can hold any bytes. */
+async function ncclRun(
+  launcher: string,
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ status: number | undefined; stderr: string; report: string }> {
+  const report = reportPath();
+  const command = cliCommand(launcher).map(shellWord).join(' ');
+  const line = script
+    .replace('NCCL_RUN', command)
+    .replace('LAUNCHER', shellWord(fixture(launcher)));
+  const result = await execa('sh', ['-c', line], {
+    env: { PATH: process.env.PATH as string, FIXTURE_REPORT: report, ...env },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
   });
-  return { logger: pino({ level: 'debug' }, sink), lines };
+  return { status: result.exitCode, stderr: result.stderr, report };
 }
 
-const quiet = pino({ level: 'silent' });
-
-/** The fixture's environment: only what it needs, so the replacement can be checked exactly. */
-function fixtureEnv(report: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, FIXTURE_REPORT: report, ...extra };
+/** The message of nccl-run's one error line (JSON logs, no terminal). */
+function errorMessage(stderr: string): string {
+  const last = stderr.trim().split('\n').at(-1) ?? '';
+  return (JSON.parse(last) as { msg: string }).msg;
 }
 
-async function launchError(command: string[], env: NodeJS.ProcessEnv): Promise<LauncherError> {
-  const error = await launch(command, env, quiet).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(LauncherError);
-  return error as LauncherError;
+/** NUL-separated kernel strings (cmdline, environ) as byte buffers. */
+function nulSplit(base64: string): Buffer[] {
+  const bytes = Buffer.from(base64, 'base64');
+  const parts: Buffer[] = [];
+  let start = 0;
+  for (let i = 0; i < bytes.length; i += 1) {
+    if (bytes[i] === 0) {
+      parts.push(bytes.subarray(start, i));
+      start = i + 1;
+    }
+  }
+  return parts;
 }
 
-describe('launch: what the launcher receives', () => {
-  it('passes every argument byte for byte, with no shell in between', async () => {
+/** The launcher's argv after its script path, as bytes. */
+function launcherArgv(cmdline: string, script: string): Buffer[] {
+  const parts = nulSplit(cmdline);
+  const at = parts.findIndex((part) => part.toString() === script);
+  return parts.slice(at + 1);
+}
+
+describe('launch: torchrun replaces nccl-run (exec)', () => {
+  beforeAll(() => {
+    if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run npm run build first`);
+  });
+
+  it('runs the launcher as the very process that was started, with no process in between', async () => {
     const report = reportPath();
-    const marker = join(dirname(report), 'shell-ran');
-    const args = [
+    const [file, ...args] = cliCommand('report-launcher.js') as [string, ...string[]];
+    const nccl = spawn(file, args, {
+      env: { ...process.env, FIXTURE_REPORT: report },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const [code] = await once(nccl, 'exit');
+    expect(code).toBe(0);
+    const seen = readReport(report);
+    expect(seen?.pid).toBe(nccl.pid);
+    expect(seen?.ppid).toBe(process.pid);
+  });
+
+  it('passes torchrun arguments byte for byte: quotes, $, ;, empty, non-ASCII, bytes that are not UTF-8', async () => {
+    const plain = [
+      '--nnodes=1',
       'train.py',
       'two words',
       '"double"',
       "'single'",
-      `$(touch ${marker})`,
-      `\`touch ${marker}\``,
+      '$(touch /tmp/nccl-run-launch-shell-ran)',
       'a;b && c | d',
       '',
-      ' ',
       'naïve 日本語 ✓',
       '--iface',
       'eth9',
+      '--',
+      '--dry-run',
       '*',
-      'back\\slash',
       'new\nline',
-      '$HOME',
     ];
-    await expect(
-      launch([fixture('report-launcher.js'), ...args], fixtureEnv(report), quiet),
-    ).resolves.toBe(0);
-    expect(readReport(report)?.argv).toEqual(args);
-    expect(existsSync(marker)).toBe(false);
+    // Bytes 0xff 0xfe and a lone continuation byte: no UTF-8 decoder keeps them.
+    const { status, report } = await ncclRun(
+      'report-launcher.js',
+      `exec NCCL_RUN ${plain.map(shellWord).join(' ')} "$(printf 'x\\377\\376y\\200')"`,
+    );
+    expect(status).toBe(0);
+    const argv = launcherArgv(readReport(report)?.cmdline ?? '', fixture('report-launcher.js'));
+    expect(argv).toEqual([
+      ...plain.map((word) => Buffer.from(word)),
+      Buffer.from([0x78, 0xff, 0xfe, 0x79, 0x80]),
+    ]);
+    expect(existsSync('/tmp/nccl-run-launch-shell-ran')).toBe(false);
   });
 
-  it('gives the launcher exactly the environment it was handed, nothing of its own', async () => {
-    const report = reportPath();
-    const env = fixtureEnv(report, { NCCL_SOCKET_IFNAME: '=lo', EMPTY: '', SPACED: 'a b' });
-    await launch([fixture('report-launcher.js')], env, quiet);
-    expect(readReport(report)?.env).toEqual(env);
-    // This process's own variables (HOME at least) must not leak through.
-    expect(process.env.HOME).toBeDefined();
-    expect(readReport(report)?.env.HOME).toBeUndefined();
+  it('keeps the environment byte for byte and adds only the variables nccl-run sets', async () => {
+    // What the same shell line hands the launcher without nccl-run is the baseline.
+    const assignments = `RAW="$(printf 'caf\\351')" SPACED='a  b' EMPTY=`;
+    const alone = await ncclRun('report-launcher.js', `${assignments} exec LAUNCHER train.py`);
+    const through = await ncclRun('report-launcher.js', `${assignments} exec NCCL_RUN train.py`);
+    expect(through.status).toBe(0);
+    const entries = (report: string) =>
+      nulSplit(readReport(report)?.environ ?? '').filter(
+        (entry) => !entry.toString().startsWith('FIXTURE_REPORT='),
+      );
+    const baseline = entries(alone.report);
+    expect(baseline).toContainEqual(Buffer.from([...Buffer.from('RAW=caf'), 0xe9]));
+    const added = entries(through.report).filter(
+      (entry) => !baseline.some((kept) => kept.equals(entry)),
+    );
+    expect(added.map(String).sort()).toEqual([
+      'GLOO_SOCKET_IFNAME=lo',
+      'NCCL_SOCKET_FAMILY=AF_INET',
+      'NCCL_SOCKET_IFNAME==lo',
+      'TP_SOCKET_IFNAME=lo',
+    ]);
+    expect(entries(through.report).length).toBe(baseline.length + added.length);
+  });
+
+  it('leaves the launcher the descriptors its caller passed, and none of its own', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ncr-fds-'));
+    const passed = join(dir, 'passed');
+    const fd = openSync(passed, 'w');
+    const report = join(dir, 'fds');
+    try {
+      const listFds = async (command: string[]) => {
+        const [file, ...args] = command as [string, ...string[]];
+        const child = spawn(file, args, {
+          env: { ...process.env, FIXTURE_REPORT: report },
+          stdio: ['ignore', 'ignore', 'ignore', fd],
+        });
+        await once(child, 'exit');
+        // The shell's own (the script it reads, a command substitution's pipe) differ by inode only.
+        return readFileSync(report, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => line.replace(/:\[\d+\]$/, ''));
+      };
+      const alone = await listFds([fixture('list-fds.sh')]);
+      expect(alone).toContain(`3 ${passed}`);
+      expect(await listFds(cliCommand('list-fds.sh'))).toEqual(alone);
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
 describe('launch: exit status (SPEC "Exit status")', () => {
-  it.each([0, 1, 2, 42, 255])('passes exit code %i through', async (code) => {
-    const report = reportPath();
-    const env = fixtureEnv(report, { FIXTURE_EXIT_CODE: String(code) });
-    await expect(launch([fixture('report-launcher.js')], env, quiet)).resolves.toBe(code);
+  it.each([0, 1, 2, 42, 255])('is the launcher exit code %i', async (code) => {
+    const { status } = await ncclRun('report-launcher.js', 'exec NCCL_RUN train.py', {
+      FIXTURE_EXIT_CODE: String(code),
+    });
+    expect(status).toBe(code);
   });
 
   it.each([
     ['SIGKILL', 137],
     ['SIGTERM', 143],
     ['SIGINT', 130],
-  ])('gives 128 + N for a launcher killed by %s', async (signal, status) => {
-    const env = { PATH: process.env.PATH, FIXTURE_SIGNAL: signal };
-    await expect(launch([fixture('self-signal.js')], env, quiet)).resolves.toBe(status);
+  ])('is a death by %s, which a shell reports as %i', async (signal, shellStatus) => {
+    const env = { ...process.env, FIXTURE_SIGNAL: signal };
+    const [file, ...args] = cliCommand('self-signal.js') as [string, ...string[]];
+    const direct = await execa(file, args, { env, reject: false, stdin: 'ignore' });
+    expect(direct.signal).toBe(signal);
+    const { status } = await ncclRun('self-signal.js', 'NCCL_RUN; exit $?', {
+      FIXTURE_SIGNAL: signal,
+    });
+    expect(status).toBe(shellStatus);
   });
 
-  it('throws LauncherError 127 naming the command and the PATH searched', async () => {
-    const env = { PATH: '/nonexistent-a:/nonexistent-b' };
-    const error = await launchError(['nccl-run-no-such-launcher', '--nnodes=2'], env);
-    expect(error.exitCode).toBe(127);
-    expect(error.message).toContain('"nccl-run-no-such-launcher"');
-    expect(error.message).toContain('PATH=/nonexistent-a:/nonexistent-b');
+  it('is 127 naming a launcher that does not exist, before anything runs', async () => {
+    const missing = join(dirname(fixture('x')), 'no-such-torchrun');
+    const { status, stderr, report } = await ncclRun('no-such-torchrun', 'exec NCCL_RUN train.py');
+    expect(status).toBe(127);
+    expect(errorMessage(stderr)).toContain(`"${missing}" not found`);
+    expect(readReport(report)).toBeUndefined();
   });
 
-  it('throws LauncherError 127 for a path that does not exist', async () => {
-    const error = await launchError(['/nonexistent/bin/torchrun'], { PATH: process.env.PATH });
-    expect(error.exitCode).toBe(127);
-    expect(error.message).toContain('"/nonexistent/bin/torchrun" not found (no such file)');
+  it('is 126 for a launcher that is not executable', async () => {
+    const { status, stderr } = await ncclRun('not-executable.js', 'exec NCCL_RUN train.py');
+    expect(status).toBe(126);
+    expect(errorMessage(stderr)).toContain(fixture('not-executable.js'));
   });
 
-  it('throws LauncherError 126 for a file that is not executable', async () => {
-    const error = await launchError([fixture('not-executable.js')], { PATH: process.env.PATH });
-    expect(error.exitCode).toBe(126);
-    expect(error.message).toContain(fixture('not-executable.js'));
-    expect(error.message).toContain('not executable');
+  it('is 126 naming the missing #! interpreter of a moved virtualenv', async () => {
+    const { status, stderr } = await ncclRun('moved-venv-launcher', 'exec NCCL_RUN train.py');
+    expect(status).toBe(126);
+    expect(errorMessage(stderr)).toContain('"/nonexistent/venv/bin/python3"');
   });
 
-  it('throws LauncherError 126 for a non-executable file found on the PATH, naming where', async () => {
-    const bin = mkdtempSync(join(tmpdir(), 'ncr-launch-bin-'));
-    copyFileSync(fixture('not-executable.js'), join(bin, 'torchrun'));
-    chmodSync(join(bin, 'torchrun'), 0o644);
-    try {
-      const error = await launchError(['torchrun'], { PATH: bin });
-      expect(error.exitCode).toBe(126);
-      expect(error.message).toContain(join(bin, 'torchrun'));
-    } finally {
-      rmSync(bin, { recursive: true, force: true });
-    }
-  });
-
-  it('throws LauncherError 126 naming the missing #! interpreter of a moved virtualenv', async () => {
-    const error = await launchError([fixture('moved-venv-launcher')], { PATH: process.env.PATH });
-    expect(error.exitCode).toBe(126);
-    expect(error.message).toContain('"/nonexistent/venv/bin/python3"');
-  });
-
-  it('throws LauncherError 127 for an empty command', async () => {
-    const error = await launchError([], { PATH: process.env.PATH });
-    expect(error.exitCode).toBe(127);
-  });
-});
-
-describe('launch: signal handlers', () => {
-  const listenerCounts = () => FORWARDED_SIGNALS.map((signal) => process.listenerCount(signal));
-
-  it('removes its handlers when the launcher ends, and when it cannot start', async () => {
-    const before = listenerCounts();
-    await launch([fixture('report-launcher.js')], fixtureEnv(reportPath()), quiet);
-    expect(listenerCounts()).toEqual(before);
-    await launchError(['nccl-run-no-such-launcher'], { PATH: '/nonexistent' });
-    expect(listenerCounts()).toEqual(before);
-  });
-
-  it('logs a signal for a launcher already gone at debug level, and does not throw', async () => {
-    const { logger, lines } = capturingLogger();
-    const gone: ChildProcess = spawn(process.execPath, ['-e', '0']);
-    await once(gone, 'exit');
-    const stop = forwardSignals(gone, logger);
-    try {
-      const relayed = new Promise((resolve) => process.once('SIGUSR2', resolve));
-      process.kill(process.pid, 'SIGUSR2');
-      await relayed;
-    } finally {
-      stop();
-    }
-    expect(lines).toEqual([
-      expect.objectContaining({
-        level: 20,
-        signal: 'SIGUSR2',
-        msg: expect.stringContaining('has exited'),
-      }),
-    ]);
+  it('is 127 naming the PATH searched for a bare launcher name', async () => {
+    const result = await execa(
+      BIN,
+      ['--iface', 'lo', '--verify', 'none', '--torchrun', 'nccl-run-no-such-launcher', 'x'],
+      {
+        env: { PATH: `/nonexistent-a:${dirname(process.execPath)}:/usr/bin:/bin` },
+        extendEnv: false,
+        reject: false,
+      },
+    );
+    expect(result.exitCode).toBe(127);
+    expect(errorMessage(result.stderr)).toContain(
+      '"nccl-run-no-such-launcher" not found (not on PATH=/nonexistent-a:',
+    );
   });
 });

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, readReport, removeReports, reportPath } from '../fixtures/fixture-report.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 
-const BIN = fileURLToPath(new URL('../../bin/nccl-run.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/nccl-run', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/bin/nccl-run.js', import.meta.url));
 
 /** What `explain --json` prints (SPEC "Outputs"), as far as these tests read it. */
@@ -124,7 +124,7 @@ describe.skipIf(netnsUnavailable !== null)('nccl-run resolves on real interfaces
 
   /** The CLI on host `on`, in an environment of only PATH and `env`. */
   async function ncclRun(on: string, args: string[], env: Record<string, string> = {}) {
-    const result = await lab.exec(on, process.execPath, [BIN, ...args], {
+    const result = await lab.exec(on, BIN, args, {
       cwd,
       env: { PATH: process.env.PATH, ...env },
       extendEnv: false,
