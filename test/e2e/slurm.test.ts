@@ -1,0 +1,311 @@
+/**
+ * The Slurm tier (issue 9): the template `nccl-run init slurm` writes,
+ * submitted with a real sbatch to a real cluster of three nodes
+ * (test/lab/slurm-cluster.ts), whose host names resolve to a management
+ * network beside a separate data network.
+ *
+ * The template runs as written, except for what this lab cannot provide:
+ * - GPUs: the nodes claim 64 CPUs and 8 GPUs (slurm.conf config_overrides,
+ *   gres.conf on null devices), so `--gpus-per-node=8` and
+ *   `--cpus-per-task=32` are satisfiable on a 2-core machine without a GPU;
+ * - nccl-run installed on PATH: a PATH dir holding `nccl-run` linked to the
+ *   package's bin, as `npm install -g` links it;
+ * - torchrun: the recording launcher slurm-launcher.js, named by nccl-run's
+ *   own NCCL_RUN_TORCHRUN setting in the job's environment; the one run with
+ *   the real torchrun (Debian 12's torch 1.13) has 1 worker per node, not
+ *   the template's 8 (two cores cannot run 16 torch workers), passes
+ *   `--redirects 1 --tee 1` as PET_REDIRECTS/PET_TEE (torchrun reads PET_<DEST>
+ *   as its options' defaults) against that torchrun's Python 3.11 crash
+ *   (LAB.md), and train.py is test/fixtures/allreduce.py;
+ * - three nodes: `sbatch --nodes=3` on the command line, which sbatch
+ *   applies over the script's `#SBATCH --nodes=2`.
+ */
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { type FixtureReport, fixture, readReport } from '../fixtures/fixture-report.js';
+import { CHECKOUT } from '../lab/debian-root.js';
+import {
+  KILL_WAIT_S,
+  SLURM_NODES,
+  SlurmCluster,
+  type SlurmNodeName,
+  slurmUnavailable,
+} from '../lab/slurm-cluster.js';
+import { tier } from '../lab/tier.js';
+
+/** What slurm-launcher.js writes, beyond report.js's fields. */
+interface LauncherReport extends FixtureReport {
+  /** /proc/PPID/comm: slurmstepd when nothing stands between Slurm and the launcher. */
+  parent: string;
+  rendezvous: string;
+}
+
+/** What `nccl-run check --json` prints (SPEC "Outputs"). */
+interface CheckReport {
+  ok: boolean;
+  level: string;
+  interface: string;
+  results: { peer: string; address: string; ok: boolean; error: string | null }[];
+}
+
+const TORCHRUN = '/usr/bin/torchrun';
+const GPUS_PER_NODE = 8;
+/** Template default; the job's files are named after it (%x-%j.out). */
+const JOB_NAME = 'train';
+/** A job of the recording launcher takes about 1.5 s here; the bound is generous for a loaded machine. */
+const JOB_TIMEOUT_MS = 60_000;
+
+/** SPEC "Cluster fill-in": port = 15000 + 2 * (SLURM_JOB_ID mod 7000) when MASTER_PORT is unset. */
+const expectedPort = (jobId: number) => 15_000 + 2 * (jobId % 7_000);
+
+tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
+  let cluster: SlurmCluster;
+  let template: string;
+  let pathDir: string;
+  let jobs = 0;
+
+  beforeAll(async () => {
+    cluster = await SlurmCluster.start();
+    pathDir = cluster.workdir('bin');
+    symlinkSync(packageBin(), join(pathDir, 'nccl-run'));
+    template = join(cluster.workdir('template'), `${JOB_NAME}.sbatch`);
+    await execa(join(pathDir, 'nccl-run'), ['init', 'slurm', '--out', template]);
+  });
+  afterEach(async () => {
+    await cluster?.cancelAll();
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  /** A fresh submit dir, and the environment a user's shell would hand sbatch. */
+  function jobSetup(env: Record<string, string> = {}): {
+    dir: string;
+    env: Record<string, string>;
+  } {
+    jobs += 1;
+    const dir = cluster.workdir(`job${jobs}`);
+    return {
+      dir,
+      env: {
+        PATH: `${pathDir}:${process.env.PATH}`,
+        HOME: process.env.HOME ?? '/root',
+        ...env,
+      },
+    };
+  }
+
+  /** A job of the recording launcher in place of torchrun, reporting into the submit dir. */
+  function recordingJob(env: Record<string, string> = {}) {
+    const job = jobSetup({ NCCL_RUN_TORCHRUN: fixture('slurm-launcher.js'), ...env });
+    job.env.FIXTURE_REPORT_DIR = job.dir;
+    return job;
+  }
+
+  function jobOutput(dir: string, jobId: number): string {
+    const file = join(dir, `${JOB_NAME}-${jobId}.out`);
+    return existsSync(file) ? readFileSync(file, 'utf8') : `(no ${file})`;
+  }
+
+  it('runs to completion on 3 nodes, each told master, rank, node count and port by Slurm', async () => {
+    const { dir, env } = recordingJob();
+    const jobId = await cluster.sbatch(template, { cwd: dir, env, args: ['--nodes=3'] });
+    const end = await cluster.waitForJob(jobId, JOB_TIMEOUT_MS);
+
+    expect(end, jobOutput(dir, jobId)).toEqual({ state: 'COMPLETED', exitCode: '0:0' });
+    for (const [rank, node] of SLURM_NODES.entries()) {
+      const report = launcherReport(dir, node);
+      expect(report.argv).toEqual([`--nproc_per_node=${GPUS_PER_NODE}`, 'train.py']);
+      expect(report.env).toMatchObject({
+        SLURM_STEP_NODELIST: 'node[01-03]',
+        SLURM_NODEID: String(rank),
+        // The first host of the step's node list, under its Slurm name.
+        PET_MASTER_ADDR: 'node01',
+        PET_MASTER_PORT: String(expectedPort(jobId)),
+        PET_NNODES: '3',
+        PET_NODE_RANK: String(rank),
+        // The master's name resolves to the management net here, as on most
+        // clusters, so the subnet strategy picks the interface on it (SPEC
+        // "Choosing the interface"); the data net would need --iface.
+        NCCL_SOCKET_IFNAME: `=${cluster.node(node).mgmtIface}`,
+        GLOO_SOCKET_IFNAME: cluster.node(node).mgmtIface,
+      });
+      expect(report.rendezvous).toBe('done');
+    }
+  });
+
+  it('a real srun nccl-run check --verify peers vets the allocation', async () => {
+    const { dir, env } = jobSetup();
+    const result = await vetAllocation(cluster, template, dir, env);
+
+    expect(result.exitCode, result.logs).toBe(0);
+    for (const node of SLURM_NODES) {
+      const check = result.checks[node];
+      expect(check, result.logs).toMatchObject({ ok: true, level: 'peers', interface: 'eno1' });
+      const others = cluster.nodes.filter((other) => other.name !== node);
+      expect(
+        check?.results
+          .filter((peer) => peer.ok)
+          .map((peer) => peer.address)
+          .sort(),
+      ).toEqual(expect.arrayContaining(others.map((other) => other.mgmtAddress)));
+    }
+  });
+
+  it('the vet fails with 75, naming the node, when that node accepts nothing on its ephemeral ports', async () => {
+    const { dir, env } = jobSetup();
+    // NCCL's bootstrap and socket transport listen on ephemeral ports (SPEC
+    // "Verification", peers): a firewall that lets the rendezvous through
+    // but not them must fail the vet. Only new connections are refused, so
+    // Slurm's own traffic to and from node03 still flows.
+    const range = (await cluster.onNode('node03', 'sysctl', ['-n', 'net.ipv4.ip_local_port_range']))
+      .trim()
+      .split(/\s+/)
+      .join(':');
+    const rule = ['INPUT', '-p', 'tcp', '--syn', '--dport', range, '-j', 'REJECT'];
+    await cluster.onNode('node03', 'iptables', ['-I', ...rule, '--reject-with', 'tcp-reset']);
+    try {
+      const result = await vetAllocation(cluster, template, dir, env);
+
+      expect(result.exitCode, result.logs).toBe(75);
+      for (const node of ['node01', 'node02'] as const) {
+        const toNode03 = result.checks[node]?.results.find((peer) => peer.peer === 'node03');
+        expect(toNode03, result.logs).toMatchObject({ ok: false });
+      }
+    } finally {
+      await cluster.onNode('node03', 'iptables', ['-D', ...rule, '--reject-with', 'tcp-reset']);
+    }
+  });
+
+  it('scancel delivers SIGTERM exactly once to the launcher, which is the task srun started', async () => {
+    // FIXTURE_HOLD: the launcher records SIGTERM and stays, so a second
+    // SIGTERM within KillWait would be recorded too, until Slurm's SIGKILL.
+    const { dir, env } = recordingJob({ FIXTURE_HOLD: '1' });
+    const jobId = await cluster.sbatch(template, { cwd: dir, env, args: ['--nodes=3'] });
+    const reports = await launchersRunning(cluster, dir, jobId);
+    const steps = Object.fromEntries(
+      await Promise.all(
+        SLURM_NODES.map(
+          async (node) => [node, await cluster.stepProcesses(jobId, 0, node)] as const,
+        ),
+      ),
+    );
+
+    await cluster.scancel(jobId);
+    const end = await cluster.waitForJob(jobId, (KILL_WAIT_S + 15) * 1_000);
+
+    expect(end.state).toBe('CANCELLED');
+    for (const [rank, node] of SLURM_NODES.entries()) {
+      const before = reports[node] as LauncherReport;
+      // Every process of the step, as Slurm's proctrack sees it: the task
+      // Slurm started is the launcher itself, and nothing else is there
+      // (SPEC "Launch": torchrun replaces nccl-run, same pid).
+      expect
+        .soft(steps[node], `${node} step processes`)
+        .toEqual([{ pid: before.pid, taskId: rank }]);
+      expect.soft(before.parent, `${node} launcher's parent`).toBe('slurmstepd');
+      // scancel sends SIGCONT and SIGTERM to every process of the step, then
+      // SIGKILL after KillWait: a wrapper that relays would double it.
+      expect.soft(launcherReport(dir, node).signals, `${node} signals`).toEqual(['SIGTERM']);
+    }
+  });
+
+  tier(
+    'real torchrun',
+    existsSync(TORCHRUN)
+      ? null
+      : `${TORCHRUN} is missing (apt-get install -y --no-install-recommends python3-torch)`,
+    () => {
+      it('2 nodes x 1 worker: torch 1.13 completes a Gloo all-reduce', async () => {
+        const { dir, env } = jobSetup({ PET_REDIRECTS: '1', PET_TEE: '1' });
+        symlinkSync(fixture('allreduce.py'), join(dir, 'train.py'));
+        const script = join(dir, `${JOB_NAME}.sbatch`);
+        const oneWorker = readFileSync(template, 'utf8').replace(
+          `--nproc_per_node=${GPUS_PER_NODE} `,
+          '--nproc_per_node=1 ',
+        );
+        writeFileSync(script, oneWorker);
+        const jobId = await cluster.sbatch(script, { cwd: dir, env, args: ['--nodes=2'] });
+        const end = await cluster.waitForJob(jobId, 120_000);
+        const output = jobOutput(dir, jobId);
+
+        expect(end, output).toEqual({ state: 'COMPLETED', exitCode: '0:0' });
+        const line = output.split('\n').find((text) => text.includes('{"ranks"')) ?? '';
+        expect(JSON.parse(line.slice(line.indexOf('{')))).toMatchObject({
+          ranks: 2,
+          hostname: 'node01',
+          glooSocketIfname: 'eno1',
+        });
+      });
+    },
+  );
+});
+
+/** The package's `nccl-run` bin (package.json), which npm links onto PATH. */
+function packageBin(): string {
+  const pkg = JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')) as {
+    bin: Record<string, string>;
+  };
+  return resolve(CHECKOUT, pkg.bin['nccl-run'] as string);
+}
+
+function launcherReport(dir: string, node: SlurmNodeName): LauncherReport {
+  const report = readReport(join(dir, `${node}.json`));
+  if (report === undefined) throw new Error(`no launcher report from ${node} in ${dir}`);
+  return report as LauncherReport;
+}
+
+/**
+ * The vet line the template offers (its commented `srun ... nccl-run check
+ * --verify peers`), run on 3 nodes with `--json`, each node's stdout to a
+ * file of its own (srun's %N: the node name).
+ */
+async function vetAllocation(
+  cluster: SlurmCluster,
+  template: string,
+  dir: string,
+  env: Record<string, string>,
+) {
+  const line = readFileSync(template, 'utf8').match(/^#\s+(srun .*nccl-run check .*)$/m)?.[1];
+  if (line === undefined) throw new Error(`${template} offers no srun nccl-run check line`);
+  const [, ...args] = line.trim().split(/\s+/);
+  const result = await cluster.client(
+    'srun',
+    [
+      '--nodes=3',
+      `--output=${join(dir, 'check-%N.json')}`,
+      `--error=${join(dir, 'check-%N.log')}`,
+      ...args,
+      '--json',
+    ],
+    { env, cwd: dir, timeout: 90_000 },
+  );
+  const checks: Partial<Record<SlurmNodeName, CheckReport>> = {};
+  let logs = `srun: ${result.stderr}`;
+  for (const node of SLURM_NODES) {
+    const json = join(dir, `check-${node}.json`);
+    if (existsSync(json)) checks[node] = JSON.parse(readFileSync(json, 'utf8')) as CheckReport;
+    const log = join(dir, `check-${node}.log`);
+    logs += `\n--- ${node}\n${existsSync(log) ? readFileSync(log, 'utf8') : ''}`;
+  }
+  return { exitCode: result.exitCode, checks, logs };
+}
+
+/** Waits until every node's launcher has finished the rendezvous; bounded, and fails as soon as the job ends. */
+async function launchersRunning(cluster: SlurmCluster, dir: string, jobId: number) {
+  const deadline = Date.now() + JOB_TIMEOUT_MS;
+  for (;;) {
+    const reports = Object.fromEntries(
+      SLURM_NODES.map((node) => [node, readReport(join(dir, `${node}.json`))]),
+    ) as Record<SlurmNodeName, LauncherReport | undefined>;
+    if (Object.values(reports).every((report) => report?.rendezvous === 'done')) return reports;
+    const { state } = await cluster.jobState(jobId);
+    if (state !== 'RUNNING' && state !== 'PENDING' && state !== 'CONFIGURING') {
+      throw new Error(`job ${jobId} is ${state} before every launcher ran`);
+    }
+    if (Date.now() > deadline) throw new Error(`launchers of job ${jobId} not all up in time`);
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}
