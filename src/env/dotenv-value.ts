@@ -1,47 +1,37 @@
 /**
- * Writes a value so that dotenv's own parser (dotenv 17, lib/main.js parse)
- * reads back exactly that value. What that parser does decides what each
- * form can hold:
- * - before parsing, every \r\n and lone \r becomes \n, so a carriage return
- *   survives only as the escape `\r`, which only double quotes expand;
- * - single quotes and backticks keep everything up to the closing quote
- *   literally, newlines included;
- * - double quotes expand `\n` and `\r` and nothing else (no `\"`, no `\\`),
- *   so they cannot hold a `"` nor a literal backslash followed by n or r;
- * - any quote accepts a backslash-escaped closing quote (`'(?:\\'|[^'])*'`),
- *   so a value ending in a backslash may swallow the lines after it: only
- *   the unquoted form is safe for it;
- * - unquoted, the value ends at `#` or the line's end and loses surrounding
- *   blanks, and a leading quote character would be taken as quoting.
+ * SPEC "Outputs", `env --format dotenv`: `KEY=value` with the value
+ * unquoted, as the readers of such files take it. They differ in everything
+ * but the plain case, so a value is written only when all of them read it
+ * back unchanged:
+ * - `docker run --env-file` keeps everything after the first `=` literally
+ *   (quotes included: a quoted `'=eth0'` reached NCCL with its quotes);
+ * - compose's `env_file` interpolates `$NAME` and ends a value at ` #`;
+ * - systemd's `EnvironmentFile` unescapes backslashes, strips surrounding
+ *   blanks and opens quotes at a value's start;
+ * - dotenv (nccl-run's own env file) ends an unquoted value at `#`, trims
+ *   blanks and strips a leading quote that the value also ends with.
+ * None of them carries a line break in an unquoted value.
  */
 
 export type DotenvValue = { text: string } | { unwritable: string };
 
-/** Plain words, written bare; `=` and `^` are quoted so NCCL's syntax reads clearly. */
-const PLAIN = /^[\w.,:/@%+-]+$/;
+/** Why no reader above takes this value back unchanged unquoted, or null. */
+function unquotedTrouble(value: string): string | null {
+  if (/[\r\n]/.test(value)) return 'a line break';
+  if (/^\s|\s$/.test(value)) return 'blanks at its start or end';
+  if (/^['"`]/.test(value)) return 'a leading quote';
+  if (value.includes('#')) return 'a #';
+  if (value.includes('\\')) return 'a backslash';
+  if (value.includes('$')) return 'a $';
+  return null;
+}
 
-/** What the unquoted form reads back unchanged (see above). */
-const BARE = /^(?![\s'"`])[^#\r\n]*(?<!\s)$/;
-
-/** The text after `KEY=`, or why dotenv cannot represent the value. */
+/** The text after `KEY=`, or why it cannot be written unquoted. */
 export function dotenvValue(value: string): DotenvValue {
-  if (PLAIN.test(value)) return { text: value };
-  if (value.endsWith('\\')) {
-    if (BARE.test(value)) return { text: value };
-    return {
-      unwritable:
-        'it ends in a backslash, which escapes any closing quote, and it cannot go unquoted (it has a line break, a #, a leading quote or surrounding blanks)',
-    };
-  }
-  if (!value.includes('\r')) {
-    if (!value.includes("'")) return { text: `'${value}'` };
-    if (!value.includes('`')) return { text: `\`${value}\`` };
-  }
-  if (value.includes('"') || /\\[nr]/.test(value)) {
-    const why = value.includes('\r') ? 'a carriage return' : "both ' and `";
-    return {
-      unwritable: `it needs double quotes (it holds ${why}), which cannot hold a " or a literal \\n or \\r`,
-    };
-  }
-  return { text: `"${value.replaceAll('\n', '\\n').replaceAll('\r', '\\r')}"` };
+  const trouble = unquotedTrouble(value);
+  return trouble === null
+    ? { text: value }
+    : {
+        unwritable: `${JSON.stringify(value)} holds ${trouble}, which KEY=value files do not keep`,
+      };
 }
