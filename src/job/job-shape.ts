@@ -25,8 +25,11 @@ export interface JobShape {
   /** This node's rank; null when elastic (c10d) and not given. */
   nodeRank: { value: number; source: string } | null;
   standalone: boolean;
-  /** --local-addr, if given. */
-  localAddr: string | null;
+  /**
+   * torch 2.x's --local-addr as torchrun gets it (the command line, else
+   * PET_LOCAL_ADDR), and which of the two; null when neither gives it.
+   */
+  localAddr: { value: string; source: string } | null;
   /**
    * --rdzv-conf is_host for the c10d backend: when given, it alone decides
    * whether this node hosts the store (c10d_rendezvous_backend.py

@@ -48,12 +48,21 @@ export function readJobShape(
     nnodes: { min: nnodes.min, max: nnodes.max, source: nnodes.source },
     nodeRank: nodeRank && { value: nodeRank.value, source: nodeRank.source },
     standalone,
-    localAddr: torchrunSetting(args, env, 'local_addr')?.value || null,
+    localAddr: readLocalAddr(args, env),
     fill,
     clusterPeers: cluster?.peers ?? [],
     cluster: cluster !== null && (filled || cluster.peers.length > 0) ? cluster.kind : null,
     isHost,
   };
+}
+
+/**
+ * run.py (2.x) `--local-addr`; an empty value is kept, as torchrun takes it
+ * (and then falls back to the FQDN: `local_addr or socket.getfqdn()`).
+ */
+function readLocalAddr(args: TorchrunArgs, env: NodeJS.ProcessEnv): JobShape['localAddr'] {
+  const setting = torchrunSetting(args, env, 'local_addr');
+  return setting && { value: setting.value, source: setting.origin.name };
 }
 
 /** run.py: --rdzv-backend defaults to static; any other name is a registered backend. */

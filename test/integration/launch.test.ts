@@ -138,6 +138,7 @@ describe('launch: torchrun replaces nccl-run (exec)', () => {
       'GLOO_SOCKET_IFNAME=lo',
       'NCCL_SOCKET_FAMILY=AF_INET',
       'NCCL_SOCKET_IFNAME==lo',
+      'PET_LOCAL_ADDR=127.0.0.1',
       'TP_SOCKET_IFNAME=lo',
     ]);
     expect(entries(through.report).length).toBe(baseline.length + added.length);

@@ -197,12 +197,14 @@ describe.skipIf(netnsUnavailable !== null)('nccl-run resolves on real interfaces
       GLOO_SOCKET_IFNAME: 'ens3f0',
       TP_SOCKET_IFNAME: 'ens3f0',
       NCCL_SOCKET_FAMILY: 'AF_INET',
+      PET_LOCAL_ADDR: DATA_A,
     });
     expect(onB.env).toEqual({
       NCCL_SOCKET_IFNAME: '=enp65s0',
       GLOO_SOCKET_IFNAME: 'enp65s0',
       TP_SOCKET_IFNAME: 'enp65s0',
       NCCL_SOCKET_FAMILY: 'AF_INET',
+      PET_LOCAL_ADDR: DATA_B,
     });
 
     // `env --format json` prints the same variables, and the launched torchrun gets them.
@@ -321,6 +323,7 @@ describe.skipIf(netnsUnavailable !== null)('nccl-run resolves on real interfaces
       GLOO_SOCKET_IFNAME: 'data6',
       TP_SOCKET_IFNAME: 'data6',
       NCCL_SOCKET_FAMILY: 'AF_INET6',
+      PET_LOCAL_ADDR: '2001:db8:30::2',
     });
   });
 

@@ -58,6 +58,7 @@ const OURS = {
   GLOO_SOCKET_IFNAME: 'ens3f0',
   TP_SOCKET_IFNAME: 'ens3f0',
   NCCL_SOCKET_FAMILY: 'AF_INET',
+  PET_LOCAL_ADDR: '198.18.60.10',
 };
 
 describe('exportVariables: what is set, kept and replaced', () => {
@@ -81,7 +82,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
     const asked = await exportVariables(
       await input({ ncclDebug: 'INFO', ncclDebugSubsys: 'INIT,NET' }),
     );
-    expect(Object.entries(asked.set).slice(4)).toEqual([
+    expect(Object.entries(asked.set).slice(5)).toEqual([
       ['NCCL_DEBUG', 'INFO'],
       ['NCCL_DEBUG_SUBSYS', 'INIT,NET'],
     ]);
@@ -107,6 +108,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
       GLOO_SOCKET_IFNAME: 'ens3f0',
       TP_SOCKET_IFNAME: 'ens3f0',
       NCCL_SOCKET_FAMILY: 'AF_INET',
+      PET_LOCAL_ADDR: 'trainer-0',
     };
     expect(await exportVariables(await input({ env }))).toEqual({
       set: {},
@@ -145,6 +147,52 @@ describe('exportVariables: what is set, kept and replaced', () => {
     );
     expect(variables.kept).toEqual({ PET_NNODES: '4' });
     expect(variables.set).not.toHaveProperty('PET_NNODES');
+  });
+
+  describe('PET_LOCAL_ADDR (torchrun 2.x --local-addr)', () => {
+    it('is the address NCCL binds on the chosen interface, also for IPv6', async () => {
+      expect((await exportVariables(await input())).set.PET_LOCAL_ADDR).toBe('198.18.60.10');
+      const v6 = decision({ address: '2001:db8:60::10', family: 'ipv6' });
+      const variables = await exportVariables(
+        await input({ decision: v6, masterAddresses: ['2001:db8:60::20'] }),
+      );
+      expect(variables.set.PET_LOCAL_ADDR).toBe('2001:db8:60::10');
+    });
+
+    it('keeps the user’s PET_LOCAL_ADDR, also under --force, and reports it as kept', async () => {
+      const env = { PET_LOCAL_ADDR: 'trainer-0.data' };
+      const localAddr = { value: 'trainer-0.data', source: 'PET_LOCAL_ADDR' };
+      for (const force of [false, true]) {
+        const variables = await exportVariables(
+          await input({ env, force, job: job({ localAddr }) }),
+        );
+        expect(variables.kept).toEqual(env);
+        expect(variables.set).not.toHaveProperty('PET_LOCAL_ADDR');
+        expect(variables.warnings).toEqual([]);
+      }
+    });
+
+    it.each([
+      ['--local-addr', '198.18.60.99'],
+      ['--local_addr', ''],
+    ])('is not exported when torchrun’s argv has %s, which wins over it', async (source, value) => {
+      const variables = await exportVariables(
+        await input({ job: job({ localAddr: { value, source } }) }),
+      );
+      expect(variables.set).not.toHaveProperty('PET_LOCAL_ADDR');
+      expect(variables.kept).toEqual({});
+    });
+
+    it('replaces an empty PET_LOCAL_ADDR, which torch takes as none, silently', async () => {
+      const variables = await exportVariables(
+        await input({
+          env: { PET_LOCAL_ADDR: '' },
+          job: job({ localAddr: { value: '', source: 'PET_LOCAL_ADDR' } }),
+        }),
+      );
+      expect(variables.set.PET_LOCAL_ADDR).toBe('198.18.60.10');
+      expect(variables.warnings).toEqual([]);
+    });
   });
 
   it('counts an empty NCCL_SOCKET_IFNAME as unset, silently', async () => {
