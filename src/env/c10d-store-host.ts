@@ -1,37 +1,142 @@
 /**
- * A c10d job whose endpoint is this node's address, but not one its hostname
- * resolves to. torchrun decides who hosts the store with
- * `_matches_machine_hostname` (torch/distributed/elastic/rendezvous/utils.py):
- * the endpoint must be localhost, a loopback address, the hostname, or an
- * address that getaddrinfo(hostname) returns. On a host whose hostname
- * resolves to the management network and whose endpoint is given on the data
- * network, no node hosts the store and every node waits for it until the
- * rendezvous times out. `--rdzv-conf is_host=1` on the master settles it.
+ * Which node hosts the c10d rendezvous' TCPStore, by torch's own rule, and
+ * the warning for the endpoint that torch will not host although it is this
+ * node's address.
+ *
+ * torchrun's c10d backend hosts the store where `--rdzv-conf is_host` says,
+ * else where `_matches_machine_hostname(endpoint host)` is true
+ * (c10d_rendezvous_backend.py `_create_tcp_store`; the rule is in
+ * torch/distributed/elastic/rendezvous/utils.py). That function, in 1.13 and
+ * 2.6 alike, is true for `localhost`, a loopback address literal, the
+ * hostname itself, the canonical name getaddrinfo(hostname, AI_CANONNAME)
+ * gives, and an address literal among the hostname's addresses; 2.x adds a
+ * name whose addresses meet the hostname's (1.13 compares a name by name
+ * only). So an endpoint on the data network, while the hostname resolves to
+ * the management network, is hosted by no node: every agent waits for the
+ * store until the rendezvous times out.
  */
-import { lookup } from 'node:dns/promises';
+import { lookup, lookupService } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { HostFacts } from '../host/host-facts.js';
 import { isLoopbackAddress, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 
+/** `_matches_machine_hostname(endpoint)` on this host, as each torch computes it. */
+export interface StoreHostRule {
+  /** torch 1.13: by name, or an address literal among the hostname's addresses. */
+  torch113: boolean;
+  /** torch 2.x: 1.13's rule, or any of the endpoint's addresses among the hostname's. */
+  torch2: boolean;
+  /** getaddrinfo(hostname), which both compare against; empty when it fails or was not needed. */
+  hostnameAddresses: string[];
+}
+
+/** What torch asks about this machine: gethostname() and getaddrinfo(it, AI_CANONNAME). */
+export interface MachineNames {
+  hostname: string;
+  addresses: string[];
+  canonicalName: string | null;
+}
+
+/**
+ * `_matches_machine_hostname` for an endpoint host that resolves to
+ * `endpointAddresses` (the literal itself for an address), step by step as
+ * utils.py has it. Addresses compare by value: torch compares str(ip_address)
+ * with getaddrinfo's text, both canonical.
+ */
+export function matchesMachineHostname(
+  endpoint: string,
+  endpointAddresses: readonly string[],
+  machine: MachineNames,
+): StoreHostRule {
+  const literal = isIP(endpoint) !== 0;
+  const ofHostname = (address: string) =>
+    machine.addresses.some((own) => sameAddress(own, address));
+  const both =
+    endpoint === 'localhost' ||
+    (literal && isLoopbackAddress(endpoint)) ||
+    endpoint === machine.hostname ||
+    endpoint === machine.canonicalName ||
+    (literal && ofHostname(endpoint));
+  return {
+    torch113: both,
+    torch2: both || endpointAddresses.some(ofHostname),
+    hostnameAddresses: machine.addresses,
+  };
+}
+
+/** The rule on this host: looks up what torch would, then `matchesMachineHostname`. */
+export async function storeHostRule(
+  endpoint: string,
+  endpointAddresses: readonly string[],
+  hostname: string,
+): Promise<StoreHostRule> {
+  const byName = endpoint === 'localhost' || endpoint === hostname;
+  const addresses = byName ? [] : await addressesOf(hostname);
+  // Only a name other than those can match by the canonical name.
+  const canonicalName = byName || isIP(endpoint) !== 0 ? null : await canonicalNameOf(addresses);
+  return matchesMachineHostname(endpoint, endpointAddresses, {
+    hostname,
+    addresses,
+    canonicalName,
+  });
+}
+
+/**
+ * A c10d endpoint that is this node's address (given as one, or as a name
+ * that resolves to one) where torch, 1.13 or 2.x, will not host the store;
+ * null when there is nothing to say.
+ */
 export async function c10dStoreHostWarning(
   job: JobShape,
   facts: HostFacts,
+  endpointAddresses: readonly string[],
 ): Promise<string | null> {
   const endpoint = job.master?.host;
   if (job.rdzvBackend !== 'c10d' || endpoint === undefined || job.isHost !== null) return null;
-  // Only an address literal of this node's own is the trap; names torch compares by name.
-  if (isIP(endpoint) === 0 || isLoopbackAddress(endpoint)) return null;
-  const own = facts.interfaces.some((iface) =>
-    iface.addresses.some((held) => sameAddress(held.address, endpoint)),
+  const own = endpointAddresses.find((address) =>
+    facts.interfaces.some((iface) =>
+      iface.addresses.some((held) => sameAddress(held.address, address)),
+    ),
   );
-  if (!own) return null;
-  let hostnameAddresses: string[];
-  try {
-    hostnameAddresses = (await lookup(facts.hostname, { all: true })).map((entry) => entry.address);
-  } catch {
-    hostnameAddresses = [];
+  if (own === undefined) return null;
+  const rule = await storeHostRule(endpoint, endpointAddresses, facts.hostname);
+  if (rule.torch113 && rule.torch2) return null;
+  const fix = 'add --rdzv-conf is_host=1 on this node';
+  const stall = 'no node would host it and the rendezvous would wait until it times out';
+  const subject =
+    isIP(endpoint) !== 0
+      ? `the c10d endpoint ${endpoint} is this node's address`
+      : `the c10d endpoint ${endpoint} resolves to this node's address ${own}`;
+  if (rule.torch2) {
+    return `${subject}, one its hostname ${facts.hostname} resolves to: torch 2.x hosts the store here, but torch 1.13 compares a name only with the hostname and its canonical name, so under 1.13 ${stall}; ${fix}`;
   }
-  if (hostnameAddresses.some((address) => sameAddress(address, endpoint))) return null;
-  return `the c10d endpoint ${endpoint} is this node's address, but torchrun only hosts the store on an address its hostname ${facts.hostname} resolves to (${hostnameAddresses.join(', ') || 'none'}): no node would host it and the rendezvous would wait until it times out; add --rdzv-conf is_host=1 on this node`;
+  const resolved = rule.hostnameAddresses.join(', ') || 'nothing';
+  return `${subject}, but torchrun hosts the store only at localhost, the hostname ${facts.hostname}, its canonical name, an address it resolves to (${resolved}) or, in torch 2.x, a name resolving to one of those: ${stall}; ${fix}`;
+}
+
+async function addressesOf(name: string): Promise<string[]> {
+  try {
+    return (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address);
+  } catch {
+    // torch's getaddrinfo(hostname) raises here, and torchrun stops at once;
+    // with no address the rule holds only for the names above.
+    return [];
+  }
+}
+
+/**
+ * getaddrinfo's AI_CANONNAME for the hostname, which Node does not expose:
+ * the name getnameinfo gives its first address is the same official name
+ * for an /etc/hosts entry (the first name on the address's line) and, with
+ * DNS, the PTR name, which a cluster's DNS keeps equal to the forward one.
+ */
+async function canonicalNameOf(hostnameAddresses: readonly string[]): Promise<string | null> {
+  const [first] = hostnameAddresses;
+  if (first === undefined) return null;
+  try {
+    return (await lookupService(first, 0)).hostname;
+  } catch {
+    return null;
+  }
 }

@@ -73,7 +73,7 @@ export async function exportVariables(input: VariablesInput): Promise<Variables>
     family,
     fasterInterfaceWarning(facts, decision, excludes, input.masterAddresses),
     await masterNetworkWarning(job, facts, decision, input.routesToMaster),
-    await c10dStoreHostWarning(job, facts),
+    await c10dStoreHostWarning(job, facts, input.masterAddresses),
   ];
   for (const warning of later) if (warning !== null) warnings.push(warning);
   return { set, kept, warnings };

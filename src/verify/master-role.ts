@@ -1,18 +1,41 @@
 /**
- * Which side of the rendezvous this node is on. The node whose addresses
- * include the endpoint's runs torchrun's TCPStore: c10d's
- * `_matches_machine_hostname` (torch/distributed/elastic/rendezvous/utils.py)
- * compares the endpoint with this machine's names and addresses; for the
- * static backend, rank 0 hosts the store whatever address the others dial.
+ * Which side of the rendezvous store this node is on, by torch's own rule,
+ * never by whose address the endpoint is:
+ *
+ * - static backend: node rank 0 hosts the TCPStore and every other rank is
+ *   a client, whatever address they dial (static_tcp_rendezvous.py
+ *   `next_rendezvous`: `is_master = self.rank == 0`, 1.13 and 2.6). So a
+ *   worker whose /etc/hosts maps the master's name to 127.0.1.1 is a client
+ *   of a store that is not there, and rank 1 on the master's own host is a
+ *   client of rank 0's store, not a second host of the port;
+ * - c10d: `--rdzv-conf is_host` if given, else `_matches_machine_hostname`
+ *   (env/c10d-store-host.ts), where torch 2.x hosts in every case 1.13 does
+ *   and more: the role follows 2.x, the product's torch, and the warning
+ *   from export-variables names the 1.13 difference;
+ * - any other backend (etcd): the store is a service of its own, which every
+ *   node reaches as a client.
  */
+import { storeHostRule } from '../env/c10d-store-host.js';
 import { UnresolvableMasterError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
-import { familyOf, isLoopbackAddress } from '../host/ip-address.js';
+import { familyOf, isLoopbackAddress, sameAddress } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 
 export type MasterRole =
-  /** This node runs the store: bind-check `address` (null: only the wildcard, see below). */
-  | { role: 'store host'; address: string | null; warning: string | null }
+  /**
+   * This node runs the store: bind-check `address` (null: only the
+   * wildcard). `clientIfTaken`: where torch inferred the role, it becomes a
+   * client of this address instead when the port is taken
+   * (c10d_rendezvous_backend.py `_create_tcp_store`: `for is_server in
+   * [is_host, False]`), as the second agent of a job on one host does; null
+   * where the role is not torch's guess.
+   */
+  | {
+      role: 'store host';
+      address: string | null;
+      warning: string | null;
+      clientIfTaken: string | null;
+    }
   | { role: 'worker'; address: string };
 
 export async function masterRole(
@@ -22,26 +45,45 @@ export async function masterRole(
   facts: HostFacts,
   family: Family,
 ): Promise<MasterRole> {
-  const all = resolved;
-  const wanted = all.filter((address) => familyOf(address) === family);
+  const wanted = resolved.filter((address) => familyOf(address) === family);
   const [first] = wanted;
   if (first === undefined) {
     throw new UnresolvableMasterError(
-      `the master ${master.host} has no ${family} address (it resolves to ${all.join(', ') || 'nothing'})`,
+      `the master ${master.host} has no ${family} address (it resolves to ${resolved.join(', ') || 'nothing'})`,
     );
   }
-  const own = new Set(
-    facts.interfaces.flatMap((iface) => iface.addresses.map((entry) => entry.address)),
-  );
-  // Like _matches_machine_hostname, any loopback address is this machine.
-  const ownMaster = wanted.find((address) => own.has(address) || isLoopbackAddress(address));
-  if (ownMaster !== undefined) return { role: 'store host', address: ownMaster, warning: null };
-  if (job.rdzvBackend === 'static' && job.nodeRank?.value === 0) {
+  const worker: MasterRole = { role: 'worker', address: first };
+  // The store binds the wildcard; the endpoint's own address is bound first
+  // when it is this node's, so a failure names the address workers dial.
+  const ownMaster =
+    wanted.find(
+      (address) =>
+        isLoopbackAddress(address) ||
+        facts.interfaces.some((iface) =>
+          iface.addresses.some((held) => sameAddress(held.address, address)),
+        ),
+    ) ?? null;
+
+  const notOurs =
+    ownMaster === null
+      ? `the master address ${master.host} (${wanted.join(', ')}) is not one of its addresses: the other nodes will dial another host unless it forwards (a Kubernetes service does)`
+      : null;
+  if (job.rdzvBackend === 'static') {
+    if (job.nodeRank?.value !== 0) return worker;
     return {
       role: 'store host',
-      address: null,
-      warning: `this node has rank 0 and will host torchrun's store, but the master address ${master.host} (${wanted.join(', ')}) is not one of its addresses: workers will dial another host unless it forwards (a Kubernetes service does)`,
+      address: ownMaster,
+      clientIfTaken: null,
+      warning: notOurs && `this node has rank 0 and will host torchrun's store, but ${notOurs}`,
     };
   }
-  return { role: 'worker', address: first };
+  if (job.rdzvBackend !== 'c10d') return worker;
+  const hosts = job.isHost ?? (await storeHostRule(master.host, resolved, facts.hostname)).torch2;
+  if (!hosts) return worker;
+  return {
+    role: 'store host',
+    address: ownMaster,
+    clientIfTaken: job.isHost === null ? first : null,
+    warning: notOurs && `this node will host torchrun's c10d store, but ${notOurs}`,
+  };
 }

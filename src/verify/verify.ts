@@ -122,21 +122,27 @@ async function checkMaster(
   const master = job.master;
   if (master === null) return [];
   const role = await masterRole(job, master, input.masterAddresses, input.facts, decision.family);
+  let clientOf = role.role === 'worker' ? role.address : null;
   if (role.role === 'store host') {
     if (role.warning) warnings.push(role.warning);
     const bound = await checkStorePort(role.address, master.port, decision.family);
-    return [
-      {
-        ...blankResult(master.host, role.address, master.port, 'bind'),
-        ok: bound.ok,
-        ...(!bound.ok && { address: bound.address, error: bound.error, detail: bound.detail }),
-        elapsedMs: Math.round(deadline.elapsedMs()),
-      },
-    ];
+    // Where torch only guessed the role, a taken port makes it a client of
+    // whoever holds it (master-role.ts); it is checked as one below.
+    clientOf = !bound.ok && bound.error === 'port in use' ? role.clientIfTaken : null;
+    if (clientOf === null) {
+      return [
+        {
+          ...blankResult(master.host, role.address, master.port, 'bind'),
+          ok: bound.ok,
+          ...(!bound.ok && { address: bound.address, error: bound.error, detail: bound.detail }),
+          elapsedMs: Math.round(deadline.elapsedMs()),
+        },
+      ];
+    }
   }
-  if (input.level !== 'master') return [];
+  if (input.level !== 'master' || clientOf === null) return [];
   const waited = await waitForEndpoint({
-    target: { address: role.address, port: master.port },
+    target: { address: clientOf, port: master.port },
     localAddress: decision.address,
     interfaceName: decision.interface,
     deadline,
@@ -144,7 +150,7 @@ async function checkMaster(
   });
   return [
     {
-      ...blankResult(master.host, role.address, master.port, 'connect'),
+      ...blankResult(master.host, clientOf, master.port, 'connect'),
       ok: waited.outcome.ok,
       ...(!waited.outcome.ok && { error: waited.outcome.error, detail: waited.outcome.detail }),
       elapsedMs: Math.round(waited.elapsedMs),

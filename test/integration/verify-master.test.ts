@@ -134,6 +134,7 @@ describe.skipIf(netnsUnavailable !== null)('verify master and local, in namespac
       level: 'master',
       iface: 'ens3f0',
       master: MASTER,
+      nodeRank: 0,
       timeoutMs: 2_000,
     });
     expect(result.code).toBe(75);

@@ -1,26 +1,91 @@
 import { describe, expect, it } from 'vitest';
-import { c10dStoreHostWarning } from '../../src/env/c10d-store-host.js';
-import type { HostFacts } from '../../src/host/host-facts.js';
+import {
+  c10dStoreHostWarning,
+  type MachineNames,
+  matchesMachineHostname,
+} from '../../src/env/c10d-store-host.js';
+import type { HostFacts, InterfaceFacts } from '../../src/host/host-facts.js';
 import type { JobShape } from '../../src/job/job-shape.js';
 import { makeJob } from '../fixtures/job-shape.js';
 
+describe('matchesMachineHostname: torch 1.13 and 2.x (rendezvous/utils.py)', () => {
+  // nodeA's hostname resolves to its management address, Debian style.
+  const machine: MachineNames = {
+    hostname: 'nodeA',
+    addresses: ['203.0.113.1', '2001:db8:113::1'],
+    canonicalName: 'nodeA.cluster.example',
+  };
+  it.each<[string, string, string[], { torch113: boolean; torch2: boolean }]>([
+    ['localhost', 'localhost', ['127.0.0.1'], { torch113: true, torch2: true }],
+    ['a loopback literal', '127.0.0.5', ['127.0.0.5'], { torch113: true, torch2: true }],
+    ['the IPv6 loopback', '::1', ['::1'], { torch113: true, torch2: true }],
+    ['the hostname', 'nodeA', ['203.0.113.1'], { torch113: true, torch2: true }],
+    [
+      'the canonical name',
+      'nodeA.cluster.example',
+      ['203.0.113.1'],
+      { torch113: true, torch2: true },
+    ],
+    [
+      'an address the hostname resolves to',
+      '203.0.113.1',
+      ['203.0.113.1'],
+      { torch113: true, torch2: true },
+    ],
+    [
+      'the same IPv6 address spelled otherwise',
+      '2001:DB8:113:0::1',
+      ['2001:DB8:113:0::1'],
+      { torch113: true, torch2: true },
+    ],
+    [
+      "another of this node's addresses (the data network)",
+      '198.18.10.1',
+      ['198.18.10.1'],
+      { torch113: false, torch2: false },
+    ],
+    [
+      "a name for the hostname's address (2.x compares addresses)",
+      'master-mgmt',
+      ['203.0.113.1'],
+      { torch113: false, torch2: true },
+    ],
+    [
+      'a name for the data address',
+      'trainer-0-data',
+      ['198.18.10.1'],
+      { torch113: false, torch2: false },
+    ],
+    ['another node', 'nodeB', ['203.0.113.2'], { torch113: false, torch2: false }],
+  ])('%s', (_case, endpoint, endpointAddresses, expected) => {
+    expect(matchesMachineHostname(endpoint, endpointAddresses, machine)).toMatchObject(expected);
+  });
+
+  it('2.x also hosts on a worker whose hostname and the endpoint both resolve to 127.0.1.1', () => {
+    const worker = { hostname: 'node02', addresses: ['127.0.1.1'], canonicalName: 'node02' };
+    expect(matchesMachineHostname('node01', ['127.0.1.1'], worker)).toMatchObject({
+      torch113: false,
+      torch2: true,
+    });
+  });
+});
+
 // `localhost` resolves through /etc/hosts alone: no DNS query leaves the machine.
+const iface = (name: string, address: string, kind: InterfaceFacts['kind']): InterfaceFacts => ({
+  name,
+  operstate: kind === 'loopback' ? 'unknown' : 'up',
+  carrier: true,
+  addresses: [{ address, family: 'ipv4', prefixLength: 8, scope: 'global' }],
+  speedMbps: null,
+  mtu: 1500,
+  kind,
+  master: null,
+  rdma: null,
+});
 const facts: HostFacts = {
   hostname: 'localhost',
   routes: [],
-  interfaces: [
-    {
-      name: 'ens3f0',
-      operstate: 'up',
-      carrier: true,
-      addresses: [{ address: '198.18.10.1', family: 'ipv4', prefixLength: 24, scope: 'global' }],
-      speedMbps: 100_000,
-      mtu: 9000,
-      kind: 'physical',
-      master: null,
-      rdma: null,
-    },
-  ],
+  interfaces: [iface('lo', '127.0.0.1', 'loopback'), iface('ens3f0', '198.18.10.1', 'physical')],
 };
 
 function c10d(host: string, isHost: boolean | null = null): JobShape {
@@ -34,20 +99,34 @@ function c10d(host: string, isHost: boolean | null = null): JobShape {
   });
 }
 
-describe('c10dStoreHostWarning (torch hosts the c10d store only on an address the hostname resolves to)', () => {
-  it('warns when the endpoint is this node’s address but not its hostname’s', async () => {
-    expect(await c10dStoreHostWarning(c10d('198.18.10.1'), facts)).toMatch(
-      /^the c10d endpoint 198\.18\.10\.1 is this node's address, but torchrun only hosts the store on an address its hostname localhost resolves to \((127\.0\.0\.1|::1)[^)]*\): .*add --rdzv-conf is_host=1 on this node$/,
+describe('c10dStoreHostWarning (an endpoint of this node that torch will not host)', () => {
+  it('warns for this node’s address given as a literal, and names the fix', async () => {
+    expect(await c10dStoreHostWarning(c10d('198.18.10.1'), facts, ['198.18.10.1'])).toMatch(
+      /^the c10d endpoint 198\.18\.10\.1 is this node's address, but torchrun hosts the store only at localhost, the hostname localhost, its canonical name, an address it resolves to \((127\.0\.0\.1|::1)[^)]*\) or, in torch 2\.x, a name resolving to one of those: no node would host it .*; add --rdzv-conf is_host=1 on this node$/,
     );
   });
 
-  it.each([
-    ['is_host is given', c10d('198.18.10.1', true)],
-    ['the endpoint is another node', c10d('198.18.10.2')],
-    ['the endpoint is loopback', c10d('127.0.0.1')],
-    ['the endpoint is a name (torch compares names by name)', c10d('trainer-0')],
-    ['the backend is static', { ...c10d('198.18.10.1'), rdzvBackend: 'static' }],
-  ])('says nothing when %s', async (_why, job) => {
-    expect(await c10dStoreHostWarning(job, facts)).toBeNull();
+  it('warns for a name that resolves to this node’s address', async () => {
+    expect(await c10dStoreHostWarning(c10d('trainer-0-data'), facts, ['198.18.10.1'])).toMatch(
+      /^the c10d endpoint trainer-0-data resolves to this node's address 198\.18\.10\.1, but torchrun hosts the store only .*; add --rdzv-conf is_host=1 on this node$/,
+    );
+  });
+
+  it('warns about torch 1.13 for a name that only 2.x matches by address', async () => {
+    expect(await c10dStoreHostWarning(c10d('trainer-0'), facts, ['127.0.0.1'])).toBe(
+      "the c10d endpoint trainer-0 resolves to this node's address 127.0.0.1, one its hostname localhost resolves to: torch 2.x hosts the store here, but torch 1.13 compares a name only with the hostname and its canonical name, so under 1.13 no node would host it and the rendezvous would wait until it times out; add --rdzv-conf is_host=1 on this node",
+    );
+  });
+
+  it.each<[string, JobShape, string[]]>([
+    ['is_host is given', c10d('198.18.10.1', true), ['198.18.10.1']],
+    ['is_host=0 is given', c10d('198.18.10.1', false), ['198.18.10.1']],
+    ['the endpoint is another node', c10d('198.18.10.2'), ['198.18.10.2']],
+    ['the endpoint is a name for another node', c10d('trainer-1'), ['198.18.10.2']],
+    ['the endpoint is loopback', c10d('127.0.0.1'), ['127.0.0.1']],
+    ['the endpoint is the hostname', c10d('localhost'), ['127.0.0.1']],
+    ['the backend is static', { ...c10d('198.18.10.1'), rdzvBackend: 'static' }, ['198.18.10.1']],
+  ])('says nothing when %s', async (_why, job, addresses) => {
+    expect(await c10dStoreHostWarning(job, facts, addresses)).toBeNull();
   });
 });

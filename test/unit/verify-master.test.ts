@@ -172,50 +172,118 @@ describe('waitForEndpoint', () => {
   });
 });
 
-describe('masterRole', () => {
+describe('masterRole: the store host by torch’s own rule', () => {
   const endpoint = (host: string) => ({ host, port: 29500, source: 'test' });
+  const rank = (value: number) => ({ nodeRank: { value, source: 'test' } });
+  // c10d asks getaddrinfo(hostname): `localhost` resolves through /etc/hosts alone.
+  const local: HostFacts = { ...loFacts, hostname: 'localhost' };
+  const c10d = (isHost: boolean | null = null): Partial<JobShape> => ({
+    rdzvBackend: 'c10d',
+    isHost,
+  });
 
-  it.each([
+  it.each<[string, string, Partial<JobShape>, unknown]>([
     [
-      'its own address',
+      'static rank 0 at its own address',
       '198.18.10.2',
-      {},
-      { role: 'store host', address: '198.18.10.2', warning: null },
+      rank(0),
+      { role: 'store host', address: '198.18.10.2', warning: null, clientIfTaken: null },
     ],
     [
-      'a loopback address',
+      'static rank 0 at a loopback address',
       '127.0.0.5',
-      {},
-      { role: 'store host', address: '127.0.0.5', warning: null },
+      rank(0),
+      { role: 'store host', address: '127.0.0.5', warning: null, clientIfTaken: null },
     ],
-    ["another host's address", '198.18.10.1', {}, { role: 'worker', address: '198.18.10.1' }],
     [
-      "another host's address, with c10d and rank 0",
+      'static rank 1 on the master’s own host (two ranks, one host)',
+      '198.18.10.2',
+      rank(1),
+      { role: 'worker', address: '198.18.10.2' },
+    ],
+    [
+      'static rank 1 whose /etc/hosts maps the master to 127.0.1.1',
+      '127.0.1.1',
+      rank(1),
+      { role: 'worker', address: '127.0.1.1' },
+    ],
+    [
+      'static rank 1, another host',
       '198.18.10.1',
-      { rdzvBackend: 'c10d', nodeRank: { value: 0, source: 'test' } },
+      rank(1),
       { role: 'worker', address: '198.18.10.1' },
     ],
-  ])('a master at %s', async (_case, host, extra, role) => {
+    [
+      'c10d at localhost (inferred: a client if the port is taken)',
+      '127.0.0.1',
+      c10d(),
+      { role: 'store host', address: '127.0.0.1', warning: null, clientIfTaken: '127.0.0.1' },
+    ],
+    [
+      'c10d at its own data address, which torch does not recognise',
+      '198.18.10.2',
+      c10d(),
+      { role: 'worker', address: '198.18.10.2' },
+    ],
+    [
+      'c10d at its own data address with is_host=1',
+      '198.18.10.2',
+      c10d(true),
+      { role: 'store host', address: '198.18.10.2', warning: null, clientIfTaken: null },
+    ],
+    [
+      'c10d at localhost with is_host=0',
+      '127.0.0.1',
+      c10d(false),
+      { role: 'worker', address: '127.0.0.1' },
+    ],
+    [
+      'c10d at another host, even as rank 0',
+      '198.18.10.1',
+      { ...c10d(), ...rank(0) },
+      { role: 'worker', address: '198.18.10.1' },
+    ],
+    [
+      'etcd served on this host (a service of its own)',
+      '198.18.10.2',
+      { rdzvBackend: 'etcd' },
+      { role: 'worker', address: '198.18.10.2' },
+    ],
+  ])('%s', async (_case, host, extra, role) => {
     expect(
-      await masterRole(job(host, 29500, extra), endpoint(host), [host], loFacts, 'ipv4'),
+      await masterRole(job(host, 29500, extra), endpoint(host), [host], local, 'ipv4'),
     ).toEqual(role);
   });
 
-  it('makes static rank 0 the store host even when the address is not its own, with a warning', async () => {
-    const role = await masterRole(
-      job('198.18.10.1', 29500, { nodeRank: { value: 0, source: 'test' } }),
-      endpoint('198.18.10.1'),
-      ['198.18.10.1'],
-      loFacts,
-      'ipv4',
-    );
-    expect(role).toMatchObject({ role: 'store host', address: null });
-    expect(role.role === 'store host' && role.warning).toContain('rank 0');
-  });
+  it.each<[string, Partial<JobShape>, RegExp]>([
+    [
+      'static rank 0',
+      rank(0),
+      /^this node has rank 0 and will host torchrun's store, but the master address 198\.18\.10\.1 /,
+    ],
+    [
+      'c10d with is_host=1',
+      c10d(true),
+      /^this node will host torchrun's c10d store, but the master address 198\.18\.10\.1 /,
+    ],
+  ])(
+    '%s hosts the store even when the address is not its own, with a warning',
+    async (_case, extra, warning) => {
+      const role = await masterRole(
+        job('198.18.10.1', 29500, extra),
+        endpoint('198.18.10.1'),
+        ['198.18.10.1'],
+        local,
+        'ipv4',
+      );
+      expect(role).toMatchObject({ role: 'store host', address: null });
+      expect(role.role === 'store host' && role.warning).toMatch(warning);
+    },
+  );
 
   it('takes the first address of the chosen family among those given', async () => {
     const role = await masterRole(
-      job('m', 29500),
+      job('m', 29500, rank(1)),
       endpoint('m'),
       ['2001:db8::1', '198.18.10.1'],
       loFacts,
@@ -241,7 +309,7 @@ describe('verify, master level, on this host', () => {
       reason: 'test',
       trace: [],
     },
-    job: job('127.0.0.1', port),
+    job: job('127.0.0.1', port, { nodeRank: { value: 0, source: 'test' } }),
     facts: loFacts,
     timeoutMs: 2_000,
     peers: [],
@@ -287,6 +355,28 @@ describe('verify, master level, on this host', () => {
       error: 'port in use',
       check: 'bind',
     });
+  });
+
+  it.each<[string, boolean | null, { ok: boolean; check: string }]>([
+    [
+      'inferred: a client of whoever holds the port, as torch falls back',
+      null,
+      { ok: true, check: 'connect' },
+    ],
+    ['is_host=1: the port must be its own', true, { ok: false, check: 'bind' }],
+  ])('c10d store host whose port is taken, %s', async (_case, isHost, expected) => {
+    const port = await freePort();
+    await hold('127.0.0.1', port);
+    const c10d = job('127.0.0.1', port, { rdzvBackend: 'c10d', isHost, nodeRank: null });
+    const outcome = await verify({
+      ...input(port),
+      job: c10d,
+      facts: { ...loFacts, hostname: 'localhost' },
+    }).then(
+      (report) => report,
+      (error: VerificationFailedError) => error.report,
+    );
+    expect(outcome.results).toEqual([expect.objectContaining({ ...expected, port })]);
   });
 
   it('checks nothing at level none, and no port at level local', async () => {
