@@ -61,13 +61,20 @@ const list = (value: string) =>
     .map((item) => item.trim())
     .filter((item) => item !== '');
 
-const bool = z.union([
-  z.boolean(),
-  z.pipe(
-    z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', '']),
-    z.transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
-  ),
-]);
+const TRUE_WORDS = ['1', 'true', 'yes', 'on'] as const;
+const FALSE_WORDS = ['0', 'false', 'no', 'off', ''] as const;
+const bool = z.union(
+  [
+    z.boolean(),
+    z.pipe(
+      z.enum([...TRUE_WORDS, ...FALSE_WORDS]),
+      z.transform((v) => (TRUE_WORDS as readonly string[]).includes(v)),
+    ),
+  ],
+  {
+    error: `expected a boolean: ${TRUE_WORDS.join(', ')} or ${FALSE_WORDS.filter(Boolean).join(', ')} (or empty)`,
+  },
+);
 
 const port = z
   .pipe(z.string().check(z.regex(/^\d+$/, 'expected a port number 1-65535')), z.transform(Number))

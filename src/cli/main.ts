@@ -5,6 +5,7 @@
  */
 import { formatEnv } from '../env/format-env.js';
 import { NcclRunError } from '../errors.js';
+import { parseTorchrunArgs } from '../job/torchrun-args.js';
 import { findLauncher } from '../launch/find-launcher.js';
 import { handOver } from '../launch/hand-over.js';
 import { createLogger, type Logger } from '../log.js';
@@ -70,6 +71,27 @@ export async function main(
       split.command === 'run' && !options.dryRun
         ? findLauncher(options.torchrun[0], env.PATH ?? settled.envFileExtras.PATH)
         : '';
+    /** Hands the launch over with this environment; the shell exports what differs from its own. */
+    const launch = (childEnv: Record<string, string>) => {
+      handOver(
+        {
+          file: launcherFile,
+          launcher: options.torchrun,
+          ownTokens: argv.length - split.torchrun.length,
+          torchrunArgv: split.torchrun,
+          exports: Object.fromEntries(
+            Object.entries(childEnv).filter(([name, value]) => env[name] !== value),
+          ),
+          env: childEnv,
+        },
+        handoverFd,
+      );
+      return 0;
+    };
+    // SPEC: torchrun prints its help and exits; there is no job to resolve or verify.
+    if (launcherFile !== '' && parseTorchrunArgs(split.torchrun).help) {
+      return launch({ ...settled.envFileExtras, ...(env as Record<string, string>) });
+    }
     const plan = await makePlan(split.torchrun, settled, env);
     for (const warning of plan.variables.warnings) logger.warn(warning);
 
@@ -105,20 +127,7 @@ export async function main(
           process.stdout.write(`${plan.command.map(shellQuote).join(' ')}\n`);
           return 0;
         }
-        handOver(
-          {
-            file: launcherFile,
-            launcher: options.torchrun,
-            ownTokens: argv.length - split.torchrun.length,
-            torchrunArgv: split.torchrun,
-            exports: Object.fromEntries(
-              Object.entries(plan.childEnv).filter(([name, value]) => env[name] !== value),
-            ),
-            env: plan.childEnv,
-          },
-          handoverFd,
-        );
-        return 0;
+        return launch(plan.childEnv);
       }
     }
   } catch (error) {

@@ -45,6 +45,20 @@ const rows: [string, string[], Record<string, string>, number, RegExp][] = [
     /^nccl-run: --verify-timeout: bad value '5x': expected a duration such as 500ms, 30s, 2m$/,
   ],
   [
+    'a boolean flag that is not one',
+    ['--force=maybe', 'train.py'],
+    {},
+    64,
+    /^nccl-run: --force: bad value 'maybe': expected a boolean: 1, true, yes, on or 0, false, no, off \(or empty\)$/,
+  ],
+  [
+    'a boolean variable that is not one',
+    ['train.py'],
+    { NCCL_RUN_DRY_RUN: 'perhaps' },
+    78,
+    /^nccl-run: NCCL_RUN_DRY_RUN: bad value 'perhaps': expected a boolean: 1, true, yes, on/,
+  ],
+  [
     'an unknown strategy',
     ['--strategy', 'fastest', 'train.py'],
     {},

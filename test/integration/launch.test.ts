@@ -173,6 +173,37 @@ describe('launch: torchrun replaces nccl-run (exec)', () => {
   });
 });
 
+describe("launch: torchrun's own help", () => {
+  it('-h after other options resolves and verifies nothing: torchrun prints its help', async () => {
+    // Without the short cut, the missing interface would be exit 69.
+    const report = reportPath();
+    const result = await execa(
+      BIN,
+      [
+        ...[
+          '--iface',
+          'nosuch0',
+          '--verify',
+          'master',
+          '--torchrun',
+          fixture('report-launcher.js'),
+        ],
+        ...['--nnodes=2', '--node-rank=1', '--master-addr=198.18.0.1', '-h'],
+      ],
+      { env: { ...process.env, FIXTURE_REPORT: report }, reject: false, stdin: 'ignore' },
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(readReport(report)?.argv).toEqual([
+      '--nnodes=2',
+      '--node-rank=1',
+      '--master-addr=198.18.0.1',
+      '-h',
+    ]);
+    expect(readReport(report)?.env.NCCL_SOCKET_IFNAME).toBeUndefined();
+  });
+});
+
 describe('launch: exit status (SPEC "Exit status")', () => {
   it.each([0, 1, 2, 42, 255])('is the launcher exit code %i', async (code) => {
     const { status } = await ncclRun('report-launcher.js', 'exec NCCL_RUN train.py', {
