@@ -98,7 +98,7 @@ describe('slurm', () => {
     expect(splitArgv(launched)).toMatchObject({
       command: 'run',
       flags: { verify: 'master', 'verify-timeout': '5m' },
-      torchrun: ['--nproc-per-node=4', 'recipes/pretrain.py'],
+      torchrun: ['--nproc_per_node=4', 'recipes/pretrain.py'],
     });
   });
 });
@@ -169,7 +169,7 @@ describe('compose', () => {
       expect(mgmt.check(service.networks.mgmt.ipv4_address)).toBe(true);
       const { flags, torchrun } = splitArgv(service.command);
       expect(flags).toEqual({});
-      expect(torchrun).toContain(`--node-rank=${rank}`);
+      expect(torchrun).toContain(`--node_rank=${rank}`);
       expect(torchrun).toContain('--nnodes=2');
       expect(torchrun.at(-1)).toBe('ddp.py');
     }
@@ -178,7 +178,7 @@ describe('compose', () => {
   it("points both nodes at node0's data address, so the subnet strategy can find the data interface", () => {
     const masterAddr = (name: string) =>
       (doc.services[name].command as string[])
-        .find((arg) => arg.startsWith('--master-addr='))
+        .find((arg) => arg.startsWith('--master_addr='))
         ?.split('=')[1];
     expect(masterAddr('node0')).toBe(doc.services.node0.networks.data.ipv4_address);
     expect(masterAddr('node1')).toBe(doc.services.node0.networks.data.ipv4_address);
@@ -273,15 +273,17 @@ describe('docker', () => {
       expect(() => readFileSync(join(root, source.replace(/\/$/, '')))).not.toThrow(/ENOENT/);
   });
 
-  it('copies the bundle that `npm run bundle` writes, and runs it under tini', async () => {
+  it('copies the bundle that `npm run bundle` writes beside the shell entry that execs, under tini', async () => {
     const { BUNDLE_PATH } = await import('../../scripts/bundle.js');
     const workdir = instructions.find((line) => line.startsWith('WORKDIR '))?.split(' ')[1];
-    const fromBuild = instructions.find(
-      (line) => line.includes('--from=build') && line.includes('.mjs'),
+    const fromBuild = instructions.filter(
+      (line) => line.includes('--from=build') && line.includes(`${workdir}/`),
     );
-    expect(fromBuild).toBe(
-      `COPY --from=build --chmod=755 ${workdir}/dist/nccl-run.mjs /usr/local/bin/nccl-run`,
-    );
+    // bin/nccl-run runs the nccl-run.mjs found beside it.
+    expect(fromBuild).toEqual([
+      `COPY --from=build --chmod=755 ${workdir}/bin/nccl-run /usr/local/bin/nccl-run`,
+      `COPY --from=build ${workdir}/dist/nccl-run.mjs /usr/local/bin/nccl-run.mjs`,
+    ]);
     expect(BUNDLE_PATH).toBe(join(root, 'dist', 'nccl-run.mjs'));
     expect(instructions).toContain('ENTRYPOINT ["/usr/bin/tini", "--", "nccl-run"]');
   });
