@@ -92,7 +92,11 @@ export async function main(
     if (launcherFile !== '' && parseTorchrunArgs(split.torchrun).help) {
       return launch({ ...settled.envFileExtras, ...(env as Record<string, string>) });
     }
-    const plan = await makePlan(split.torchrun, settled, env);
+    // `ip -d addr show` (down links' addresses, virtual kinds) is for explain
+    // to show; no decision depends on it, and it is a process spawn.
+    const plan = await makePlan(split.torchrun, settled, env, {
+      linkDetails: split.command === 'explain',
+    });
     for (const warning of plan.variables.warnings) logger.warn(warning);
 
     switch (split.command) {
