@@ -156,6 +156,29 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
     }
   });
 
+  it('vets the data network when told to use it: the mesh dials the addresses the nodes chose, not their names', async () => {
+    const { dir, env } = jobSetup();
+    // The node names resolve to the management net; a node listening on its
+    // data address is reached there only if peers dial what it registered
+    // (SPEC "Cluster fill-in": the mesh dials the addresses they register,
+    // not their names). A shorter timeout than the template's 60 s: a
+    // healthy mesh answers in well under a second here.
+    const dataNet = ['--iface', 'ens3f0', '--verify-timeout', '15s'];
+    const result = await vetAllocation(cluster, template, dir, env, dataNet);
+
+    expect(result.exitCode, result.logs).toBe(0);
+    for (const node of SLURM_NODES) {
+      const others = cluster.nodes.filter((other) => other.name !== node);
+      expect(result.checks[node]?.results, result.logs).toEqual(
+        expect.arrayContaining(
+          others.map((other) =>
+            expect.objectContaining({ peer: other.name, address: other.dataAddress, ok: true }),
+          ),
+        ),
+      );
+    }
+  });
+
   it('the vet fails with 75, naming the node, when that node accepts nothing on its ephemeral ports', async () => {
     const { dir, env } = jobSetup();
     // NCCL's bootstrap and socket transport listen on ephemeral ports (SPEC
@@ -261,14 +284,16 @@ function launcherReport(dir: string, node: SlurmNodeName): LauncherReport {
 
 /**
  * The vet line the template offers (its commented `srun ... nccl-run check
- * --verify peers`), run on 3 nodes with `--json`, each node's stdout to a
- * file of its own (srun's %N: the node name).
+ * --verify peers`), run on 3 nodes with `--json` and any extra nccl-run
+ * options after its own (the last of a repeated option wins), each node's
+ * stdout to a file of its own (srun's %N: the node name).
  */
 async function vetAllocation(
   cluster: SlurmCluster,
   template: string,
   dir: string,
   env: Record<string, string>,
+  extraOptions: readonly string[] = [],
 ) {
   const line = readFileSync(template, 'utf8').match(/^#\s+(srun .*nccl-run check .*)$/m)?.[1];
   if (line === undefined) throw new Error(`${template} offers no srun nccl-run check line`);
@@ -280,6 +305,7 @@ async function vetAllocation(
       `--output=${join(dir, 'check-%N.json')}`,
       `--error=${join(dir, 'check-%N.log')}`,
       ...args,
+      ...extraOptions,
       '--json',
     ],
     { env, cwd: dir, timeout: 90_000 },
