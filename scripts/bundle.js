@@ -5,15 +5,13 @@
  * executable itself (shebang). Dockerfile.example copies it into the image.
  *
  * - ESM for Node 20, built from the TypeScript sources (no tsc step needed).
- * - CJS dependencies (yargs' helpers, pino, pino-pretty, dotenv) call
- *   `require` for Node built-ins; an ESM file has none, so the banner makes one
- *   with createRequire.
  * - What the normal build reads from the package folder at run time is
  *   inlined with esbuild `define`: the version (src/version.ts) and the
  *   template files of `nccl-run init` (src/templates/template-files.ts).
  * - pino-pretty, which log.ts imports only on a terminal, is bundled like the
  *   rest: a dynamic import of a bare name becomes a lazy chunk-free module.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -34,28 +32,16 @@ export const BUNDLE_PATH = join(root, 'dist', 'nccl-run.mjs');
 
 export const BIN_DIR = join(root, 'dist', 'bin');
 
-/** What both builds share: nccl-run from its TypeScript sources, for Node 20, as ESM. */
+/** What both builds share: nccl-run from its TypeScript sources, for Node 20. */
 function buildOptions() {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const templates = Object.fromEntries(
     TEMPLATE_FILES.map((file) => [file, readFileSync(join(root, file), 'utf8')]),
   );
   return {
-    entryPoints: { 'nccl-run': join(root, 'src/cli/entry.ts') },
     bundle: true,
     platform: 'node',
     target: 'node20',
-    format: 'esm',
-    banner: {
-      js: [
-        // `node --`: Node 20 takes a later `--env-file PATH`, ours or the training
-        // script's, for its own option and exits 9 when PATH is missing
-        // (nodejs/node#54232); after `--` it leaves every argument to us.
-        '#!/usr/bin/env -S node --',
-        "import { createRequire as __ncclRunCreateRequire } from 'node:module';",
-        'const require = __ncclRunCreateRequire(import.meta.url);',
-      ].join('\n'),
-    },
     define: {
       NCCL_RUN_VERSION: JSON.stringify(version),
       NCCL_RUN_TEMPLATES: JSON.stringify(templates),
@@ -67,31 +53,73 @@ function buildOptions() {
   };
 }
 
+/** An entry module that runs nccl-run (src/cli/entry.ts exports start()). */
+const RUN_ENTRY = {
+  contents: "import { start } from './src/cli/entry.ts';\nawait start();\n",
+  resolveDir: root,
+  sourcefile: 'run-nccl-run.ts',
+  loader: 'ts',
+};
+
 /** The one-file build: everything in one .mjs, for images and copying around. */
 export async function bundle({ outfile = BUNDLE_PATH } = {}) {
-  const result = await build({ ...buildOptions(), outfile });
+  const result = await build({
+    ...buildOptions(),
+    stdin: RUN_ENTRY,
+    format: 'esm',
+    outfile,
+    banner: {
+      js: [
+        // `node --`: Node 20 takes a later `--env-file PATH`, ours or the training
+        // script's, for its own option and exits 9 when PATH is missing
+        // (nodejs/node#54232); after `--` it leaves every argument to us.
+        '#!/usr/bin/env -S node --',
+        // CJS dependencies (yargs' helpers, pino, dotenv) call `require` for
+        // Node built-ins; an ESM file has none, so the banner makes one.
+        "import { createRequire as __ncclRunCreateRequire } from 'node:module';",
+        'const require = __ncclRunCreateRequire(import.meta.url);',
+      ].join('\n'),
+    },
+  });
   return { outfile, bytes: readFileSync(outfile).length, metafile: result.metafile };
 }
 
 /**
- * What bin/nccl-run.js runs: the same, split so that what only some commands
- * need (yargs for --help, execa for the launch, pino-pretty for a terminal,
- * the verification, the templates) is a chunk loaded on demand. Parsing one
- * 500 KiB file cost ~40 ms more start-up than the 240 KiB main chunk.
+ * What bin/nccl-run.cjs loads: the same program as one CommonJS file that
+ * exports start(), which the loader compiles with V8's code cache. The ESM
+ * loader and the split build's chunks cost more start-up than the code they
+ * saved compiling: CommonJS plus the cache took the dry run from 2.1x to
+ * 1.7x the CPU time of `node -e 0` (scripts/bench.js).
  */
 export async function buildBin({ outdir = BIN_DIR } = {}) {
-  // Chunk names carry a content hash: without this, every build would leave its old chunks behind.
+  // The cache of an older build would be rejected; the loader writes a new one at its first run.
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     ...buildOptions(),
-    splitting: true,
-    outdir,
-    entryNames: '[name]',
+    entryPoints: [join(root, 'src/cli/entry.ts')],
+    format: 'cjs',
+    outfile: join(outdir, 'nccl-run.cjs'),
+    // Both builds inline what version.ts and template-files.ts would read
+    // relative to import.meta.url, so that branch is never reached here.
+    define: { ...buildOptions().define, 'import.meta.url': 'undefined' },
   });
   return { outdir, metafile: result.metafile };
 }
 
+/**
+ * One dry run through the loader writes the code cache, so that a user's
+ * first run is as fast as the next (what it compiles is what start-up needs).
+ */
+function warmCodeCache() {
+  execFileSync(
+    process.execPath,
+    [join(root, 'bin', 'nccl-run.cjs'), '--dry-run', '--iface', 'lo', '--verify', 'none'],
+    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: 'ignore', timeout: 20_000 },
+  );
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [{ outfile, bytes }] = await Promise.all([bundle(), buildBin()]);
+  warmCodeCache();
   process.stdout.write(`${outfile} (${(bytes / 1024).toFixed(0)} KiB) and ${BIN_DIR}/\n`);
 }

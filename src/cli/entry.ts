@@ -8,11 +8,15 @@
 import { stopWithParent, takeHandoverFd } from '../launch/hand-over.js';
 import { main } from './main.js';
 
-const handoverFd = takeHandoverFd(process.env);
-if (handoverFd !== null) stopWithParent();
-const status = await main(process.argv.slice(2), process.env, handoverFd);
-await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-process.exit(status);
+/** Runs nccl-run; `beforeExit` runs last (bin/nccl-run.cjs writes its code cache there). */
+export async function start({ beforeExit }: { beforeExit?: () => void } = {}): Promise<never> {
+  const handoverFd = takeHandoverFd(process.env);
+  if (handoverFd !== null) stopWithParent();
+  const status = await main(process.argv.slice(2), process.env, handoverFd);
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  beforeExit?.();
+  process.exit(status);
+}
 
 function flushed(stream: NodeJS.WriteStream): Promise<void> {
   // A write's callback runs once it and everything queued before it is written.

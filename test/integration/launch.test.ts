@@ -19,7 +19,7 @@ import { BIN, cliCommand, shellWord } from '../fixtures/nccl-run-process.js';
 
 afterAll(removeReports);
 
-const BUILT = fileURLToPath(new URL('../../dist/bin/nccl-run.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/bin/nccl-run.cjs', import.meta.url));
 
 /** Runs nccl-run to the end under `sh -c`, so argv and environment can hold any bytes. */
 async function ncclRun(

@@ -16,7 +16,7 @@ import { fixture, readReport, removeReports, reportPath } from '../fixtures/fixt
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 
 const BIN = fileURLToPath(new URL('../../bin/nccl-run', import.meta.url));
-const BUILT = fileURLToPath(new URL('../../dist/bin/nccl-run.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/bin/nccl-run.cjs', import.meta.url));
 
 /** What `explain --json` prints (SPEC "Outputs"), as far as these tests read it. */
 interface Explained {
