@@ -7,17 +7,30 @@ import { optionError, type Settled } from './cli/config.js';
 import { detectCluster } from './cluster/detect-cluster.js';
 import { expandHostlist } from './cluster/slurm-hostlist.js';
 import { exportVariables, type Variables } from './env/export-variables.js';
+import { bindAddressWarning, ncclSettingWarnings } from './env/nccl-pick-warnings.js';
 import { userValue } from './env/user-value.js';
 import { ConfigError } from './errors.js';
 import type { HostFacts, RouteAnswer } from './host/host-facts.js';
 import { familyOf } from './host/ip-address.js';
+import { readNcclConf } from './host/nccl-conf.js';
+import { findNcclVersion, type NcclVersion } from './host/nccl-version.js';
 import { readHostFacts } from './host/read-host-facts.js';
 import { routeTo } from './host/routes.js';
 import type { JobShape } from './job/job-shape.js';
 import { readJobShape } from './job/read-job-shape.js';
 import type { Decision, ResolveContext } from './resolve/decision.js';
 import { buildExcludes } from './resolve/excludes.js';
+import { glooPick } from './resolve/gloo-pick.js';
 import { resolveMaster } from './resolve/master.js';
+import {
+  commIdHost,
+  type NcclBind,
+  type NcclRules,
+  ncclPick,
+  ncclRules,
+  ncclSettings,
+} from './resolve/nccl-pick.js';
+import { reachMaster } from './resolve/reach-master.js';
 import { runChain } from './resolve/run-chain.js';
 import { settleFamily } from './resolve/settle-family.js';
 import { isSingleNode } from './resolve/single-node.js';
@@ -37,6 +50,12 @@ export interface Plan {
   routesToMaster: RouteAnswer[];
   decision: Decision;
   variables: Variables;
+  /** Where each kept variable came from: the environment, the env file, or one of NCCL's files. */
+  keptFrom: Record<string, string>;
+  /** The NCCL the job loads, its rules, and what it binds with the environment torchrun gets. */
+  nccl: { version: NcclVersion | null; rules: NcclRules; pick: NcclBind | null };
+  /** What NCCL and Gloo would bind if nccl-run set nothing (SPEC "Outputs"). */
+  unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
   /** Hosts for --verify peers. */
   peers: string[];
   /** The launcher and torchrun's arguments, untouched. */
@@ -53,7 +72,14 @@ export async function makePlan(
 ): Promise<Plan> {
   const { options, envFileExtras } = settled;
   // The env file's extra keys count as set by the user, below the process environment.
-  const userEnv = { ...envFileExtras, ...definedOnly(env) };
+  const processEnv = definedOnly(env);
+  const userEnv = { ...envFileExtras, ...processEnv };
+  // NCCL's own files are the user's settings too, below the environment, as NCCL reads them;
+  // they never go into the child's environment (NCCL reads them itself).
+  const ncclVersion = findNcclVersion(userEnv);
+  const rules = ncclRules(ncclVersion?.version ?? null);
+  const conf = readNcclConf(userEnv, ncclVersion?.version ?? null);
+  const ncclView = { ...conf.values, ...userEnv };
 
   const cluster = detectCluster(options.cluster, userEnv);
   const job = readJobShape(torchrunArgv, userEnv, cluster);
@@ -82,10 +108,17 @@ export async function makePlan(
     factsRead,
     wanted.length > 0 ? routeTo(wanted, factsRead, options.facts === null) : [],
   ]);
+  const commId = ncclView.NCCL_COMM_ID;
+  const [hostnameAddresses, commIdAddress] = await Promise.all([
+    lookupAll(facts.hostname),
+    commId === undefined ? null : resolveCommId(commId),
+  ]);
 
   const context: ResolveContext = {
     explicitInterfaces: options.iface,
-    userNcclIfname: options.force ? null : userValue(userEnv, 'NCCL_SOCKET_IFNAME'),
+    userNcclIfname: options.force ? null : userValue(ncclView, 'NCCL_SOCKET_IFNAME'),
+    userNcclFamily: options.force ? null : (ncclView.NCCL_SOCKET_FAMILY ?? null),
+    ncclRules: rules,
     excludes: buildExcludes(options.exclude, options.noDefaultExcludes),
     family,
     master: master && { host: master.host, addresses: wanted },
@@ -93,11 +126,11 @@ export async function makePlan(
     routesToMaster,
   };
   const decision = runChain(options.strategy, facts, context);
-  const variables = await exportVariables({
+  const exported = await exportVariables({
     decision,
     facts,
     job,
-    env: userEnv,
+    env: ncclView,
     force: options.force,
     ncclDebug: options.ncclDebug,
     ncclDebugSubsys: options.ncclDebugSubsys,
@@ -105,6 +138,39 @@ export async function makePlan(
     masterAddresses,
     excludes: context.excludes,
   });
+
+  const childEnv = { ...userEnv, ...exported.set };
+  const keptFrom = Object.fromEntries(
+    Object.keys(exported.kept).map((name) => [
+      name,
+      conf.origins[name] ?? (name in processEnv ? 'the environment' : 'the env file'),
+    ]),
+  );
+  const settings = ncclSettings({ ...conf.values, ...childEnv });
+  const pick = ncclPick(facts, settings, rules, commIdAddress);
+  const keptIfname = exported.kept.NCCL_SOCKET_IFNAME;
+  const ncclWarnings = ncclSettingWarnings({
+    facts,
+    settings,
+    pick,
+    reach: reachMaster(facts, context),
+    chosen: decision.interface,
+    keptIfname:
+      keptIfname === undefined
+        ? null
+        : { value: keptIfname, from: keptFrom.NCCL_SOCKET_IFNAME ?? 'the environment' },
+    commIdAddress,
+    masterAddresses: wanted,
+  });
+  const bindWarning = bindAddressWarning(facts, pick, wanted);
+  const variables: Variables = {
+    ...exported,
+    warnings: [
+      ...ncclWarnings,
+      ...exported.warnings,
+      ...(bindWarning === null ? [] : [bindWarning]),
+    ],
+  };
 
   return {
     job,
@@ -114,11 +180,30 @@ export async function makePlan(
     routesToMaster,
     decision,
     variables,
+    keptFrom,
+    nccl: { version: ncclVersion, rules, pick },
+    unmanaged: {
+      nccl: ncclPick(facts, ncclSettings(ncclView), rules, commIdAddress),
+      gloo: glooPick(facts, userValue(userEnv, 'GLOO_SOCKET_IFNAME'), hostnameAddresses),
+    },
     peers:
       options.peers !== null ? expandPeers(options.peers, settled.sources.peers) : job.clusterPeers,
     command: [...options.torchrun, ...torchrunArgv],
-    childEnv: { ...userEnv, ...variables.set },
+    childEnv,
   };
+}
+
+/** What a name resolves to, in getaddrinfo's order, as Gloo resolves the hostname; none on failure. */
+async function lookupAll(name: string): Promise<string[]> {
+  if (name === '') return [];
+  return resolveMaster(name).catch(() => []);
+}
+
+/** NCCL_COMM_ID's address: ncclSocketGetAddrFromString takes getaddrinfo's first answer. */
+async function resolveCommId(value: string): Promise<string | null> {
+  const host = commIdHost(value);
+  if (host === null) return null;
+  return (await lookupAll(host))[0] ?? null;
 }
 
 function expandPeers(text: string, origin = '--peers'): string[] {

@@ -7,6 +7,7 @@
 import { formatEnv } from '../env/format-env.js';
 import type { Plan } from '../plan.js';
 import { interfaceTable, traceTable } from '../resolve/interface-table.js';
+import type { NcclBind } from '../resolve/nccl-pick.js';
 import { interfaceVerdicts } from '../resolve/verdict.js';
 import { shellQuote } from './shell-quote.js';
 
@@ -34,8 +35,16 @@ export function explainJson(plan: Plan) {
     trace: decision.trace,
     env: variables.set,
     kept: variables.kept,
+    keptFrom: plan.keptFrom,
     warnings: variables.warnings,
     command: plan.command,
+    nccl: {
+      version: plan.nccl.version?.version ?? null,
+      versionSource: plan.nccl.version?.source ?? null,
+      rules: plan.nccl.rules,
+      pick: plan.nccl.pick,
+    },
+    unmanaged: plan.unmanaged,
   };
 }
 
@@ -51,6 +60,8 @@ export function explainText(plan: Plan): string {
       : 'Master     none (standalone: torchrun makes its own endpoint on localhost)',
     `Job        ${plan.job.nnodes.min === plan.job.nnodes.max ? plan.job.nnodes.max : `${plan.job.nnodes.min}:${plan.job.nnodes.max}`} node(s), rank ${plan.job.nodeRank?.value ?? 'assigned at rendezvous'}, ${plan.job.rdzvBackend} rendezvous`,
     `Decision   ${decision.interface} ${decision.address} (${decision.family}) by ${decision.strategy}: ${decision.reason}`,
+    `NCCL       ${ncclLine(plan)}`,
+    `Unmanaged  with nothing set, NCCL would bind ${bindText(plan.unmanaged.nccl)} and Gloo ${bindText(plan.unmanaged.gloo)}`,
     '',
     'Trace',
     ...traceTable(decision.trace),
@@ -58,7 +69,8 @@ export function explainText(plan: Plan): string {
     'Variables',
     ...indent(formatEnv(variables.set, 'shell')),
     ...Object.entries(variables.kept).map(
-      ([key, value]) => `  ${key}=${shellQuote(value)}  (kept: set by you)`,
+      ([key, value]) =>
+        `  ${key}=${shellQuote(value)}  (kept: set by you, in ${plan.keptFrom[key] ?? 'the environment'})`,
     ),
   ];
   if (variables.warnings.length > 0)
@@ -75,6 +87,17 @@ export function launchSummary(plan: Plan): string {
     .join(' ');
   const kept = Object.keys(variables.kept);
   return `using ${decision.interface} ${decision.address} (${decision.strategy}: ${decision.reason}); set ${set || 'nothing'}${kept.length > 0 ? `; kept ${kept.join(', ')}` : ''}`;
+}
+
+/** "2.22.3 (NCCL_VERSION), rules 2.19-2.27: binds eth1 198.18.2.5 with these variables" */
+function ncclLine(plan: Plan): string {
+  const { version, rules, pick } = plan.nccl;
+  const found = version === null ? 'version unknown' : `${version.version} (${version.source})`;
+  return `${found}, rules ${rules}: with these variables it binds ${bindText(pick)}`;
+}
+
+function bindText(bind: NcclBind | null): string {
+  return bind === null ? 'nothing (no interface found)' : `${bind.interface} ${bind.address}`;
 }
 
 function indent(text: string): string[] {

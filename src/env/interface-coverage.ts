@@ -1,11 +1,10 @@
 /**
- * SPEC "Warnings": an interface variable the user set (and nccl-run kept) that
- * does not cover the interface the master is reached through, or the one
- * nccl-run chose. The job would then bootstrap over one network and talk
+ * SPEC "Warnings": a Gloo or TensorPipe interface variable the user set (and
+ * nccl-run kept) that does not cover the interface the master is reached
+ * through, or the one nccl-run chose. The job would then bootstrap over one network and talk
  * over another, or not reach the master at all.
  */
 import type { RouteAnswer } from '../host/host-facts.js';
-import { ncclIfnameMatches, parseNcclIfname } from '../resolve/nccl-ifname.js';
 import { glooInterfaceNames } from './gloo-ifname.js';
 
 interface Target {
@@ -38,11 +37,7 @@ export function coverageWarnings(
     }
   };
 
-  const nccl = kept.NCCL_SOCKET_IFNAME;
-  if (nccl !== undefined) {
-    const parsed = parseNcclIfname(nccl);
-    check('NCCL_SOCKET_IFNAME', (name) => ncclIfnameMatches(parsed, name), `=${chosen}`);
-  }
+  // A kept NCCL_SOCKET_IFNAME is judged by what NCCL binds under it (nccl-pick-warnings.ts).
   const gloo = kept.GLOO_SOCKET_IFNAME;
   if (gloo !== undefined && glooWellFormed) {
     const names = glooInterfaceNames(gloo);

@@ -5,8 +5,9 @@
  * chosen family makes NCCL look for an address the chosen interface may not have.
  */
 import type { Family } from '../host/host-facts.js';
+import { SOCKET_FAMILY } from '../resolve/nccl-pick.js';
 
-export const SOCKET_FAMILY: Record<Family, string> = { ipv4: 'AF_INET', ipv6: 'AF_INET6' };
+export { SOCKET_FAMILY };
 
 export function socketFamilyWarning(
   kept: string,

@@ -13,6 +13,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { attempt } from './attempt.js';
 import type { SysfsKindSignals } from './interface-kind.js';
 
 export interface SysfsInterface {
@@ -68,14 +69,6 @@ export function readSysfsInterface(sysRoot: string, name: string): SysfsInterfac
 /** The interface names sysfs lists; none when /sys is not mounted. */
 export function readSysfsNames(sysRoot: string): string[] {
   return attempt(() => readdirSync(join(sysRoot, 'class/net'))) ?? [];
-}
-
-function attempt<T>(read: () => T): T | undefined {
-  try {
-    return read();
-  } catch {
-    return undefined;
-  }
 }
 
 function ueventField(uevent: string | null, key: string): string | null {

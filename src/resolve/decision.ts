@@ -4,6 +4,7 @@
  * skips with a reason, or stops the chain as fatal.
  */
 import type { Family, HostFacts, RouteAnswer } from '../host/host-facts.js';
+import type { NcclRules } from './nccl-pick.js';
 
 export const STRATEGY_NAMES = ['explicit', 'local', 'subnet', 'route', 'speed'] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
@@ -17,8 +18,12 @@ export type ExcludeRule =
 export interface ResolveContext {
   /** --iface, in order of preference; empty when not given. */
   explicitInterfaces: string[];
-  /** The user's NCCL_SOCKET_IFNAME, when already set in the environment. */
+  /** The user's NCCL_SOCKET_IFNAME (environment, env file or NCCL's own files), when kept. */
   userNcclIfname: string | null;
+  /** The user's NCCL_SOCKET_FAMILY, when kept; else nccl-run exports the settled family. */
+  userNcclFamily: string | null;
+  /** The NCCL version's interface-selection rules (nccl-pick.ts). */
+  ncclRules: NcclRules;
   excludes: ExcludeRule[];
   /** The family to pick an address of (already settled from --family and the master). */
   family: Family;

@@ -1,8 +1,10 @@
 /**
  * NCCL_SOCKET_IFNAME as NCCL reads it (src/misc/socket.cc findInterfaces,
- * src/misc/utils.cc parseStringList / matchIfList):
+ * src/misc/utils.cc parseStringList / matchIfList, the same from v2.19.1-1 to
+ * v2.30.7-1, where findInterfaces moved to src/os/linux.cc):
  * - a leading `^` inverts the list, then a leading `=` makes matches exact
- *   (so `^=docker0` excludes exactly docker0; `=^` is not the same);
+ *   (so `^=docker0` excludes exactly docker0); nothing else is stripped, so
+ *   in `=^eth1` the `^` is part of the name and the list matches nothing;
  * - entries are comma separated, empty entries are dropped;
  * - `name:port` keeps name and reads port like atoi; socket interfaces are
  *   matched with port -1, so the port never restricts an interface name;
@@ -29,8 +31,6 @@ export function parseNcclIfname(value: string): NcclIfname {
   if (exclude) rest = rest.slice(1);
   const exact = rest.startsWith('=');
   if (exact) rest = rest.slice(1);
-  // parseStringList itself skips one more leading `^` or `=`.
-  if (rest.startsWith('^') || rest.startsWith('=')) rest = rest.slice(1);
 
   const names: NcclIfname['names'] = [];
   for (const entry of rest.split(',')) {

@@ -1,8 +1,11 @@
 import { NoInterfaceError } from '../errors.js';
-import type { HostFacts } from '../host/host-facts.js';
+import type { Family, HostFacts } from '../host/host-facts.js';
+import { sameAddress } from '../host/ip-address.js';
 import { chain } from './chain.js';
 import type { Decision, ResolveContext, StrategyName } from './decision.js';
 import { interfaceTable, traceTable } from './interface-table.js';
+import { familyLabel } from './ip-prefix.js';
+import { ncclBindOn } from './nccl-pick.js';
 import { STRATEGIES } from './strategies/index.js';
 import { interfaceVerdicts } from './verdict.js';
 
@@ -23,12 +26,15 @@ export function runChain(
   );
   if (result.picked !== null) {
     const { interface: name, address, reason } = result.picked;
+    // NCCL binds its own choice of address on the interface, whichever address the strategy went by.
+    const bound = ncclBindOn(facts, name, context.family, context.ncclRules);
+    const settled = bound ?? { address, family: context.family };
     return {
       interface: name,
-      address,
-      family: context.family,
+      address: settled.address,
+      family: settled.family,
       strategy: result.by,
-      reason,
+      reason: `${reason}${bindNote(name, address, settled, context.family)}`,
       trace: result.trace,
     };
   }
@@ -45,4 +51,18 @@ export function runChain(
     ...traceTable(result.trace),
   ];
   throw new NoInterfaceError(message, details);
+}
+
+/** Why the decision's address is not the one the strategy named: NCCL's walk (nccl-pick.ts) decides. */
+function bindNote(
+  name: string,
+  named: string,
+  bound: { address: string; family: Family },
+  family: Family,
+): string {
+  if (bound.family !== family) {
+    return `; NCCL skips ${named}, so its sockets on ${name} use ${familyLabel(bound.family)} ${bound.address}`;
+  }
+  if (sameAddress(bound.address, named)) return '';
+  return `; NCCL binds ${bound.address}, the first ${familyLabel(family)} address of ${name}, not ${named}`;
 }

@@ -103,11 +103,12 @@ describe('the default chain', () => {
       'explicit:skipped local:skipped subnet:skipped route:picked',
     ],
     [
+      // bond0 also matches bond0.2973, the master's network: Gloo gets that one (NCCL binds bond0).
       'bond host, the user set NCCL_SOCKET_IFNAME=bond0',
       'bond-host',
       { ...master('trn-node-01', ['198.18.16.1']), userNcclIfname: 'bond0' },
-      'bond0',
-      '198.18.8.42',
+      'bond0.2973',
+      '198.18.16.42',
       'explicit',
       'explicit:picked',
     ],

@@ -108,9 +108,10 @@ describe('explicit: --iface', () => {
 });
 
 describe('explicit: a NCCL_SOCKET_IFNAME the user already set', () => {
+  const bondMaster = { master: { host: 'trn-node-01', addresses: ['198.18.16.1'] } };
   it.each<Row>([
     [
-      'a prefix takes the first match in the kernel order',
+      'no master: Gloo and TensorPipe follow NCCL, the first match in the kernel order',
       'bond-host',
       { userNcclIfname: 'bond0' },
       {
@@ -118,23 +119,36 @@ describe('explicit: a NCCL_SOCKET_IFNAME the user already set', () => {
         interface: 'bond0',
         address: '198.18.8.42',
         reason:
-          'NCCL_SOCKET_IFNAME=bond0 is kept; bond0 is its first usable match, IPv4 198.18.8.42',
+          'NCCL_SOCKET_IFNAME=bond0 is kept; no master is known, so Gloo and TensorPipe follow NCCL: NCCL binds bond0 198.18.8.42',
       },
     ],
     [
-      'an exact name',
+      // A prefix also takes bond0.2973; NCCL binds bond0, the first, but Gloo needs the master's network.
+      "the match that reaches the master, not NCCL's first",
       'bond-host',
-      { userNcclIfname: '=bond0.2973' },
+      { userNcclIfname: 'bond0', ...bondMaster },
       {
         outcome: 'picked',
         interface: 'bond0.2973',
         address: '198.18.16.42',
         reason:
-          'NCCL_SOCKET_IFNAME==bond0.2973 is kept; bond0.2973 is its first usable match, IPv4 198.18.16.42',
+          'NCCL_SOCKET_IFNAME=bond0 is kept; NCCL binds bond0 198.18.8.42; of its matches, bond0.2973 reaches the master: 198.18.16.0/24 on bond0.2973 contains master 198.18.16.1',
       },
     ],
     [
-      'an exclude list skips lo and takes the next usable',
+      'an exact name that reaches the master',
+      'bond-host',
+      { userNcclIfname: '=bond0.2973', ...bondMaster },
+      {
+        outcome: 'picked',
+        interface: 'bond0.2973',
+        address: '198.18.16.42',
+        reason:
+          'NCCL_SOCKET_IFNAME==bond0.2973 is kept; NCCL binds bond0.2973 198.18.16.42, which reaches the master: 198.18.16.0/24 on bond0.2973 contains master 198.18.16.1',
+      },
+    ],
+    [
+      'an exclude list skips lo and docker0',
       'docker-host',
       { userNcclIfname: '^docker,lo' },
       {
@@ -142,20 +156,30 @@ describe('explicit: a NCCL_SOCKET_IFNAME the user already set', () => {
         interface: 'eno1',
         address: '198.18.4.21',
         reason:
-          'NCCL_SOCKET_IFNAME=^docker,lo is kept; eno1 is its first usable match, IPv4 198.18.4.21',
+          'NCCL_SOCKET_IFNAME=^docker,lo is kept; no master is known, so Gloo and TensorPipe follow NCCL: NCCL binds eno1 198.18.4.21',
       },
     ],
     [
-      // NCCL itself would take docker0 here too: excluding exactly eno1 leaves it.
-      'an exact exclude keeps NCCL semantics, docker0 included',
+      // Excluding exactly eno1 leaves lo, first in the kernel order: the real NCCL binds 127.0.0.1.
+      'an exact exclude leaves lo to NCCL: fatal for a multi-node job',
       'docker-host',
       { userNcclIfname: '^=eno1' },
       {
-        outcome: 'picked',
-        interface: 'docker0',
-        address: '172.17.0.1',
+        outcome: 'fatal',
         reason:
-          'NCCL_SOCKET_IFNAME=^=eno1 is kept; docker0 is its first usable match, IPv4 172.17.0.1',
+          'NCCL_SOCKET_IFNAME=^=eno1 is kept, no master is known, and NCCL binds lo 127.0.0.1, which is loopback; --force replaces it',
+      },
+    ],
+    [
+      'lo, when NCCL takes it, serves a single-node job',
+      'docker-host',
+      { userNcclIfname: '^=eno1', singleNode: true },
+      {
+        outcome: 'picked',
+        interface: 'lo',
+        address: '127.0.0.1',
+        reason:
+          'NCCL_SOCKET_IFNAME=^=eno1 is kept; no master is known, so Gloo and TensorPipe follow NCCL: NCCL binds lo 127.0.0.1',
       },
     ],
     [
@@ -166,16 +190,28 @@ describe('explicit: a NCCL_SOCKET_IFNAME the user already set', () => {
         outcome: 'picked',
         interface: 'ib0',
         address: '198.18.32.17',
-        reason: 'NCCL_SOCKET_IFNAME=ib is kept; ib0 is its first usable match, IPv4 198.18.32.17',
+        reason:
+          'NCCL_SOCKET_IFNAME=ib is kept; no master is known, so Gloo and TensorPipe follow NCCL: NCCL binds ib0 198.18.32.17',
       },
     ],
     [
-      'matches only a down port',
+      'NCCL 2.28+ takes no interface that is not running',
       'bond-host',
       { userNcclIfname: 'ens2' },
       {
         outcome: 'fatal',
-        reason: 'NCCL_SOCKET_IFNAME=ens2 matches no usable interface (ens2f0: down (no carrier))',
+        reason:
+          'NCCL_SOCKET_IFNAME=ens2 matches no interface NCCL would take (ens2f0: not running (NCCL 2.28+ skips it)); NCCL will stop with "no socket interface found"; --force replaces it',
+      },
+    ],
+    [
+      'NCCL 2.19-2.27 binds a down port and fails',
+      'bond-host',
+      { userNcclIfname: 'ens2', ncclRules: '2.19-2.27' },
+      {
+        outcome: 'fatal',
+        reason:
+          'NCCL_SOCKET_IFNAME=ens2 is kept, no master is known, and NCCL binds ens2f0 198.18.12.42, which is down (no carrier); --force replaces it',
       },
     ],
     [
@@ -188,6 +224,16 @@ describe('explicit: a NCCL_SOCKET_IFNAME the user already set', () => {
       },
     ],
     [
+      "'=^' is an exact name with a caret in it, and says so",
+      'multus-pod',
+      { userNcclIfname: '=^eth0' },
+      {
+        outcome: 'fatal',
+        reason:
+          "NCCL_SOCKET_IFNAME==^eth0 matches none of this host's interfaces (lo, eth0, net1); NCCL takes '^' after '=' as part of the name, so to exclude eth0 write ^=eth0",
+      },
+    ],
+    [
       'a one-character value, which NCCL ignores',
       'docker-host',
       { userNcclIfname: 'e' },
@@ -197,7 +243,7 @@ describe('explicit: a NCCL_SOCKET_IFNAME the user already set', () => {
       },
     ],
     [
-      'IPv6: the first match with a usable IPv6 address',
+      'IPv6: NCCL walks the IPv6 addresses only (AF_INET6 exported)',
       'master-node',
       { userNcclIfname: '^lo', family: 'ipv6' },
       {
@@ -205,7 +251,18 @@ describe('explicit: a NCCL_SOCKET_IFNAME the user already set', () => {
         interface: 'ens3f0',
         address: '2001:db8:60::10',
         reason:
-          'NCCL_SOCKET_IFNAME=^lo is kept; ens3f0 is its first usable match, IPv6 2001:db8:60::10',
+          'NCCL_SOCKET_IFNAME=^lo is kept; no master is known, so Gloo and TensorPipe follow NCCL: NCCL binds ens3f0 2001:db8:60::10',
+      },
+    ],
+    [
+      // NCCL walks the IPv4 addresses (AF_INET, kept) and binds eno1, which the IPv6 job cannot use.
+      "a kept NCCL_SOCKET_FAMILY is NCCL's, though the job is IPv6",
+      'master-node',
+      { userNcclIfname: '^lo', family: 'ipv6', userNcclFamily: 'AF_INET' },
+      {
+        outcome: 'fatal',
+        reason:
+          'NCCL_SOCKET_IFNAME=^lo is kept, no master is known, and NCCL binds eno1 203.0.113.10, which has no IPv6 address; --force replaces it',
       },
     ],
   ])('%s', (_, fixture, context, outcome) => {

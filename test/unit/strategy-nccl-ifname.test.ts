@@ -12,8 +12,8 @@ describe('parseNcclIfname reads the list as NCCL parseStringList does', () => {
     ['^docker,lo', { mode: 'exclude', exact: false, names: [{ name: 'docker' }, { name: 'lo' }] }],
     ['=eth0', { mode: 'include', exact: true, names: [{ name: 'eth0' }] }],
     ['^=eth0,eth1', { mode: 'exclude', exact: true, names: [{ name: 'eth0' }, { name: 'eth1' }] }],
-    // findInterfaces takes `=` after `^` only; parseStringList then skips one more `^` or `=`.
-    ['=^eth0', { mode: 'include', exact: true, names: [{ name: 'eth0' }] }],
+    // findInterfaces takes `=` after `^` only, and parseStringList strips nothing: `^eth0` is a name.
+    ['=^eth0', { mode: 'include', exact: true, names: [{ name: '^eth0' }] }],
     [
       'mlx5_0:1,mlx5_1:2',
       {
@@ -64,6 +64,9 @@ describe('ncclIfnameMatches (matchIfList XOR searchNot)', () => {
     ['^docker,lo', 'eth0', true],
     ['^=docker0', 'docker0', false],
     ['^=docker0', 'docker01', true],
+    ['^=docker0', 'lo', true],
+    // `=^eth1` is the exact name "^eth1": no interface has it.
+    ['=^eth1', 'eth1', false],
     // Interfaces are matched with port -1, which matches any port.
     ['eth0:5', 'eth0', true],
     ['ib,eth', 'ib0', true],

@@ -2,13 +2,16 @@
  * SPEC `explicit`: the user's own choice, never second-guessed by the exclude
  * list. --iface names candidates in order of preference; without it, a
  * NCCL_SOCKET_IFNAME the user already set is kept and read with NCCL's own
- * semantics, and its first usable match is what Gloo and TensorPipe get.
- * A named interface that cannot be used is fatal, never a silent fall-through.
+ * semantics (below). A named interface that cannot be used is fatal, never a
+ * silent fall-through.
  */
 import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../../host/host-facts.js';
+import { predicate } from '../candidates.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
 import { ncclHonoursIfname, ncclIfnameMatches, parseNcclIfname } from '../nccl-ifname.js';
+import { ncclPick, SOCKET_FAMILY } from '../nccl-pick.js';
+import { reachMaster } from '../reach-master.js';
 import { isUp, unusableReason, usableAddress } from '../usable.js';
 
 export const explicit: Strategy = (facts, context) => {
@@ -45,6 +48,12 @@ function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOut
   return { outcome: 'fatal', reason: `${subject} (${failures.join('; ')})` };
 }
 
+/**
+ * A kept NCCL_SOCKET_IFNAME (SPEC `explicit`): NCCL walks its own way
+ * (nccl-pick.ts); Gloo and TensorPipe need one name, and get the match that
+ * reaches the master, else NCCL's own pick, so that at least the job's
+ * processes agree.
+ */
 function fromNcclIfname(facts: HostFacts, context: ResolveContext, value: string): StrategyOutcome {
   const shown = `NCCL_SOCKET_IFNAME=${value}`;
   if (!ncclHonoursIfname(value)) {
@@ -54,26 +63,67 @@ function fromNcclIfname(facts: HostFacts, context: ResolveContext, value: string
     };
   }
   const parsed = parseNcclIfname(value);
-  // NCCL walks the interfaces in the kernel's order and keeps every match; Gloo needs one.
   const matches = facts.interfaces.filter((iface) => ncclIfnameMatches(parsed, iface.name));
-  const usable = matches.find((iface) => unusableReason(iface, context.family) === null);
-  const address = usable === undefined ? null : usableAddress(usable, context.family);
-  if (usable !== undefined && address !== null) {
-    return {
-      outcome: 'picked',
-      interface: usable.name,
-      address: address.address,
-      reason: `${shown} is kept; ${usable.name} is its first usable match, ${familyLabel(context.family)} ${address.address}`,
-    };
-  }
   if (matches.length === 0) {
     return {
       outcome: 'fatal',
-      reason: `${shown} matches none of this host's interfaces (${listNames(facts.interfaces)})`,
+      reason: `${shown} matches none of this host's interfaces (${listNames(facts.interfaces)})${syntaxHint(value)}`,
     };
   }
-  const why = matches.map((iface) => `${iface.name}: ${unusableReason(iface, context.family)}`);
-  return { outcome: 'fatal', reason: `${shown} matches no usable interface (${why.join('; ')})` };
+  const family = context.userNcclFamily ?? SOCKET_FAMILY[context.family];
+  const settings = { ifname: value, family, commId: null };
+  const own = ncclPick(facts, settings, context.ncclRules);
+  if (own === null) {
+    const why = matches.map((iface) => `${iface.name}: ${nothingTaken(iface, family, context)}`);
+    return {
+      outcome: 'fatal',
+      reason: `${shown} matches no interface NCCL would take (${why.join('; ')}); NCCL will stop with "no socket interface found"; --force replaces it`,
+    };
+  }
+  const binds = `NCCL binds ${own.interface} ${own.address}`;
+  const reach = reachMaster(facts, context, (iface) => ncclIfnameMatches(parsed, iface.name));
+  if (reach !== null) {
+    const which =
+      reach.interface === own.interface
+        ? `${binds}, which reaches the master`
+        : `${binds}; of its matches, ${reach.interface} reaches the master`;
+    return { ...reach, reason: `${shown} is kept; ${which}: ${reach.reason}` };
+  }
+  const ownIface = matches.find((iface) => iface.name === own.interface);
+  const why = ownIface === undefined ? null : unusableReason(ownIface, context.family);
+  const loopbackAlone = ownIface?.kind === 'loopback' && context.singleNode;
+  const noReach =
+    context.master === null ? 'no master is known' : 'none of its matches reaches the master';
+  if (why !== null && !loopbackAlone) {
+    return {
+      outcome: 'fatal',
+      reason: `${shown} is kept, ${noReach}, and ${binds}, which ${predicate(why)}; --force replaces it`,
+    };
+  }
+  return {
+    outcome: 'picked',
+    interface: own.interface,
+    address: own.address,
+    reason: `${shown} is kept; ${noReach}, so Gloo and TensorPipe follow NCCL: ${binds}`,
+  };
+}
+
+/** `=^eth1` reads as the exact name "^eth1" (findInterfaces strips `^` only before `=`). */
+function syntaxHint(value: string): string {
+  if (!value.startsWith('=^')) return '';
+  const names = value.slice(2);
+  return `; NCCL takes '^' after '=' as part of the name, so to exclude ${names} write ^=${names}`;
+}
+
+/** Why NCCL takes no address of a matching interface. */
+function nothingTaken(iface: InterfaceFacts, family: string, context: ResolveContext): string {
+  if (context.ncclRules === '2.28+' && !isUp(iface)) return 'not running (NCCL 2.28+ skips it)';
+  const wanted =
+    family === SOCKET_FAMILY.ipv4 ? 'ipv4' : family === SOCKET_FAMILY.ipv6 ? 'ipv6' : null;
+  const taken = iface.addresses.filter((a) => wanted === null || a.family === wanted);
+  if (taken.length === 0)
+    return wanted === null ? 'no address' : `no ${familyLabel(wanted)} address (${family})`;
+  return 'only ::1, which NCCL skips';
 }
 
 /**

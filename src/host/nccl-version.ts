@@ -1,0 +1,78 @@
+/**
+ * Which NCCL the job will load, for the rules of its interface selection
+ * (SPEC "NCCL's own pick"): `NCCL_VERSION`, which NVIDIA's images set
+ * (`2.22.3`, any `-1` or `+cuda12.4` suffix ignored); else the versioned
+ * file that `libnccl.so.2` names in the first folder of the library path
+ * holding it, searched as ld.so searches: LD_LIBRARY_PATH, the folders of
+ * /etc/ld.so.conf (with its includes), then the default ones. A
+ * libnccl.so.2 that is no link to a versioned file (a pip wheel's) says no
+ * version: then null, and the newest rules apply.
+ */
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { attempt } from './attempt.js';
+
+export interface NcclVersion {
+  /** X.Y.Z */
+  version: string;
+  /** NCCL_VERSION, or the library file it was read from. */
+  source: string;
+}
+
+const SONAME = 'libnccl.so.2';
+const VERSIONED = /^libnccl\.so\.(\d+\.\d+\.\d+)$/;
+const DEFAULT_DIRS = ['/lib64', '/usr/lib64', '/lib', '/usr/lib'];
+
+/** root: where the file system is mounted ('' for this host; a fixture tree in tests). */
+export function findNcclVersion(
+  env: Readonly<Record<string, string | undefined>>,
+  root = '',
+): NcclVersion | null {
+  const declared = /^(\d+\.\d+\.\d+)(?:[-+].*)?$/.exec(env.NCCL_VERSION ?? '')?.[1];
+  if (declared !== undefined) return { version: declared, source: 'NCCL_VERSION' };
+  const dirs = [
+    ...(env.LD_LIBRARY_PATH ?? '').split(':').filter((dir) => dir !== ''),
+    ...ldSoConfDirs(root, '/etc/ld.so.conf', 0),
+    ...DEFAULT_DIRS,
+  ];
+  for (const dir of dirs) {
+    const names = attempt(() => readdirSync(join(root, dir)));
+    if (names === undefined || !names.includes(SONAME)) continue;
+    const target = attempt(() => basename(readlinkSync(join(root, dir, SONAME))));
+    const version = target === undefined ? undefined : VERSIONED.exec(target)?.[1];
+    return version === undefined ? null : { version, source: join(dir, target as string) };
+  }
+  return null;
+}
+
+/** The folders an ld.so.conf lists, `include GLOB` followed (GLOB: a folder and `*.conf`-like name). */
+function ldSoConfDirs(root: string, path: string, depth: number): string[] {
+  const text = attempt(() => readFileSync(join(root, path), 'utf8'));
+  if (text === undefined || depth > 4) return [];
+  const dirs: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/#.*/, '').trim();
+    if (line === '') continue;
+    const include = /^include\s+(\S+)$/.exec(line)?.[1];
+    if (include === undefined) {
+      dirs.push(line);
+      continue;
+    }
+    const pattern = include.startsWith('/') ? include : join(dirname(path), include);
+    for (const file of expandGlob(root, pattern)) dirs.push(...ldSoConfDirs(root, file, depth + 1));
+  }
+  return dirs;
+}
+
+/** A `*` in the last path element only, as ld.so.conf's includes use it; sorted, as glob(3) returns. */
+function expandGlob(root: string, pattern: string): string[] {
+  const dir = dirname(pattern);
+  const name = basename(pattern);
+  if (!name.includes('*')) return [pattern];
+  const [head = '', tail = ''] = name.split('*', 2);
+  const names = attempt(() => readdirSync(join(root, dir))) ?? [];
+  return names
+    .filter((entry) => entry.startsWith(head) && entry.endsWith(tail))
+    .sort()
+    .map((entry) => join(dir, entry));
+}

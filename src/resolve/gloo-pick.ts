@@ -1,0 +1,60 @@
+/**
+ * What Gloo binds when nccl-run sets nothing (SPEC "Outputs": `unmanaged`).
+ * torch's ProcessGroupGloo::createDefaultDevice: with GLOO_SOCKET_IFNAME
+ * (longer than one character) one device per listed name; else the
+ * hostname, if it resolves to an address this host can bind; else
+ * 127.0.0.1. Gloo itself (gloo/transport/tcp/device.cc):
+ * - lookupAddrForIface takes the first getifaddrs entry with exactly that
+ *   name, IPv4 or IPv6 (all IPv4 entries come first, see nccl-pick.ts), with
+ *   no test of the link's state; no such entry is "Unable to find address";
+ * - lookupAddrForHostname takes the first address getaddrinfo returns that
+ *   bind(2) accepts: one an interface that is up holds, or any of 127.0.0.0/8,
+ *   which the kernel's local route gives to lo.
+ */
+import type { HostFacts, InterfaceFacts } from '../host/host-facts.js';
+import { familyOf, isLoopbackAddress, sameAddress, withoutZone } from '../host/ip-address.js';
+import type { NcclBind } from './nccl-pick.js';
+import { isUp } from './usable.js';
+
+const LOOPBACK = '127.0.0.1';
+
+/**
+ * userIfname: the user's GLOO_SOCKET_IFNAME (null when unset or ignored);
+ * hostnameAddresses: what the hostname resolves to, in getaddrinfo's order.
+ * null when Gloo would fail.
+ */
+export function glooPick(
+  facts: HostFacts,
+  userIfname: string | null,
+  hostnameAddresses: readonly string[],
+): NcclBind | null {
+  // An empty first piece makes that device take the hostname path (CreateDeviceAttr).
+  const named = userIfname?.split(',')[0] ?? '';
+  if (named !== '') return firstAddressOf(facts, named);
+  for (const address of hostnameAddresses) {
+    const holder = bindableOn(facts, address);
+    if (holder !== null) return { interface: holder.name, address: withoutZone(address) };
+  }
+  const lo = facts.interfaces.find((iface) => iface.kind === 'loopback');
+  return { interface: lo?.name ?? 'lo', address: LOOPBACK };
+}
+
+function firstAddressOf(facts: HostFacts, name: string): NcclBind | null {
+  const iface = facts.interfaces.find((candidate) => candidate.name === name);
+  const address =
+    iface?.addresses.find((a) => a.family === 'ipv4') ??
+    iface?.addresses.find((a) => a.family === 'ipv6');
+  return address === undefined ? null : { interface: name, address: withoutZone(address.address) };
+}
+
+/** The interface whose address bind(2) would accept, or null. */
+function bindableOn(facts: HostFacts, address: string): InterfaceFacts | null {
+  const holder = facts.interfaces.find(
+    (iface) => isUp(iface) && iface.addresses.some((held) => sameAddress(held.address, address)),
+  );
+  if (holder !== undefined) return holder;
+  if (familyOf(address) === 'ipv4' && isLoopbackAddress(address)) {
+    return facts.interfaces.find((iface) => iface.kind === 'loopback' && isUp(iface)) ?? null;
+  }
+  return null;
+}

@@ -1,0 +1,186 @@
+/**
+ * NCCL's own interface selection, as a pure function of the host's facts
+ * (SPEC "NCCL's own pick"). Read at the source, NVIDIA/nccl:
+ *
+ * - src/misc/socket.cc ncclFindInterfaces (v2.22.3-1; src/misc/socket.cc
+ *   and src/os/linux.cc ncclOsFindInterfaces from v2.29): NCCL_SOCKET_IFNAME
+ *   when it is longer than one character, else `ib`, then anything but
+ *   `docker`/`lo`, then `docker`, then `lo`. v2.28.3-1 adds `virbr` to the
+ *   excluded names (and tries it last) and skips every address whose
+ *   interface lacks IFF_RUNNING, also under the user's own list.
+ * - findInterfaces walks getifaddrs(): glibc lists every IPv4 address of
+ *   every interface before any IPv6 address (the kernel's RTM_GETADDR dump,
+ *   family by family, interfaces by ifindex, each interface's addresses in
+ *   its own order); it skips ::1 but not a link-local address, honours
+ *   NCCL_SOCKET_FAMILY (exactly "AF_INET" or "AF_INET6"), and keeps the first
+ *   address it meets per interface: the address NCCL binds.
+ * - src/bootstrap.cc bootstrapNetInit: with NCCL_COMM_ID set at all, the
+ *   bootstrap ignores the list and takes the first address whose subnet holds
+ *   the COMM_ID's address (ncclFindInterfaceMatchSubnet: every interface, no
+ *   IFF_RUNNING test, no ::1 skip).
+ *
+ * The pick modelled is the bootstrap's (maxIfs 1): the interface and address
+ * NCCL logs as "Bootstrap : Using IF:ADDR", which the socket transport's
+ * first device shares. The facts carry interfaces in ifindex order and each
+ * interface's addresses in the kernel's order (host/host-facts.ts), which is
+ * all the walk needs.
+ */
+import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../host/host-facts.js';
+import { familyOf, prefixContains, sameAddress, withoutZone } from '../host/ip-address.js';
+import { ncclHonoursIfname, ncclIfnameMatches, parseNcclIfname } from './nccl-ifname.js';
+import { isUp } from './usable.js';
+
+/** The two rule sets SPEC names: before and from NCCL 2.28. */
+export type NcclRules = '2.19-2.27' | '2.28+';
+
+/** NCCL_SOCKET_FAMILY's two values (ncclEnvSocketFamily strcmp()s exactly these). */
+export const SOCKET_FAMILY: Record<Family, string> = { ipv4: 'AF_INET', ipv6: 'AF_INET6' };
+
+/** What NCCL reads, from its environment and then its configuration files; null when unset. */
+export interface NcclSettings {
+  ifname: string | null;
+  family: string | null;
+  commId: string | null;
+}
+
+export interface NcclBind {
+  interface: string;
+  address: string;
+}
+
+/** NCCL's settings in an environment (the job's, with NCCL's own files' values below it). */
+export function ncclSettings(env: Readonly<Record<string, string | undefined>>): NcclSettings {
+  return {
+    ifname: env.NCCL_SOCKET_IFNAME ?? null,
+    family: env.NCCL_SOCKET_FAMILY ?? null,
+    commId: env.NCCL_COMM_ID ?? null,
+  };
+}
+
+/** The rules of a version "X.Y.Z"; unknown (null) gets the newest. */
+export function ncclRules(version: string | null): NcclRules {
+  const [major = 0, minor = 0] = (version ?? '').split('.').map(Number);
+  if (version === null || major > 2 || (major === 2 && minor >= 28)) return '2.28+';
+  return '2.19-2.27';
+}
+
+/** The bootstrap's pick under `settings`; commIdAddress: what NCCL_COMM_ID's host resolves to. */
+export function ncclPick(
+  facts: HostFacts,
+  settings: NcclSettings,
+  rules: NcclRules,
+  commIdAddress: string | null = null,
+): NcclBind | null {
+  if (settings.commId !== null) {
+    return commIdAddress === null ? null : matchSubnet(facts, commIdAddress);
+  }
+  const family = socketFamily(settings.family);
+  if (settings.ifname !== null && ncclHonoursIfname(settings.ifname)) {
+    return findInterface(facts, settings.ifname, family, rules);
+  }
+  const defaults =
+    rules === '2.28+'
+      ? ['ib', '^docker,lo,virbr', 'docker', 'lo', 'virbr']
+      : ['ib', '^docker,lo', 'docker', 'lo'];
+  for (const list of defaults) {
+    const found = findInterface(facts, list, family, rules);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * The address NCCL binds on `name` when nccl-run exports `=NAME` and the
+ * family: the first of the family in the kernel's order. Loopback's ::1 is
+ * skipped, so on `lo` an IPv6 job's sockets run on IPv4 (SPEC "What it
+ * exports"); null when NCCL would find nothing there.
+ */
+export function ncclBindOn(
+  facts: HostFacts,
+  name: string,
+  family: Family,
+  rules: NcclRules,
+): { address: string; family: Family } | null {
+  const found = findInterface(facts, `=${name}`, family, rules);
+  if (found !== null) return { address: found.address, family };
+  const iface = facts.interfaces.find((candidate) => candidate.name === name);
+  if (iface?.kind !== 'loopback' || family === 'ipv4') return null;
+  const ipv4 = findInterface(facts, `=${name}`, 'ipv4', rules);
+  return ipv4 === null ? null : { address: ipv4.address, family: 'ipv4' };
+}
+
+/**
+ * The host part of NCCL_COMM_ID as ncclSocketGetAddrFromString reads it:
+ * `[v6]:port` (a %zone kept), else everything before the first `:` or `,`
+ * (parseStringList with one entry), which getaddrinfo then resolves. null
+ * when NCCL rejects the value.
+ */
+export function commIdHost(value: string): string | null {
+  if (value.length <= 1) return null;
+  if (value.startsWith('[')) {
+    const close = value.indexOf(']');
+    return close === -1 ? null : value.slice(1, close);
+  }
+  const host = /^[^:,]*/.exec(value)?.[0] ?? '';
+  return host === '' ? null : host;
+}
+
+interface WalkEntry {
+  iface: InterfaceFacts;
+  address: InterfaceAddress;
+}
+
+/** getifaddrs' address entries: every IPv4 address of every interface, then every IPv6 one. */
+function walk(facts: HostFacts): WalkEntry[] {
+  const entries: WalkEntry[] = [];
+  for (const family of ['ipv4', 'ipv6'] as const) {
+    for (const iface of facts.interfaces) {
+      for (const address of iface.addresses) {
+        if (address.family === family) entries.push({ iface, address });
+      }
+    }
+  }
+  return entries;
+}
+
+function socketFamily(value: string | null): Family | null {
+  if (value === SOCKET_FAMILY.ipv4) return 'ipv4';
+  if (value === SOCKET_FAMILY.ipv6) return 'ipv6';
+  return null;
+}
+
+/** findInterfaces(prefixList, ..., maxIfs = 1): the first entry that passes every test. */
+function findInterface(
+  facts: HostFacts,
+  list: string,
+  family: Family | null,
+  rules: NcclRules,
+): NcclBind | null {
+  const parsed = parseNcclIfname(list);
+  for (const { iface, address } of walk(facts)) {
+    if (rules === '2.28+' && !isUp(iface)) continue;
+    if (family !== null && address.family !== family) continue;
+    if (address.family === 'ipv6' && sameAddress(address.address, '::1')) continue;
+    if (!ncclIfnameMatches(parsed, iface.name)) continue;
+    return { interface: iface.name, address: withoutZone(address.address) };
+  }
+  return null;
+}
+
+/**
+ * ncclFindInterfaceMatchSubnet: the first entry whose prefix holds `remote`.
+ * A link-local address matches only with the same scope: the remote's %zone
+ * names the interface (if_nametoindex), and a local one carries its own.
+ */
+function matchSubnet(facts: HostFacts, remote: string): NcclBind | null {
+  const zone = remote.includes('%') ? remote.slice(remote.indexOf('%') + 1) : null;
+  const family = familyOf(remote);
+  for (const { iface, address } of walk(facts)) {
+    if (address.family !== family) continue;
+    if (!prefixContains(address.address, address.prefixLength, remote)) continue;
+    const scoped = address.family === 'ipv6' && address.scope === 'link';
+    if (scoped ? zone !== iface.name : zone !== null) continue;
+    return { interface: iface.name, address: withoutZone(address.address) };
+  }
+  return null;
+}

@@ -1,0 +1,353 @@
+/**
+ * NCCL as the oracle (issue 9 item 3, issue 13, SPEC "NCCL's own pick"): for
+ * hosts shaped like real clusters' nodes, the real NCCL 2.22 (Debian 13's
+ * libnccl2, through test/lab/nccl-oracle.ts) is given exactly what nccl-run
+ * exports, and must bind the interface and the address nccl-run reports as
+ * its decision; under a kept NCCL_SOCKET_IFNAME (or NCCL_COMM_ID), the pick
+ * nccl-run reports for NCCL (`nccl.pick`) must be NCCL's real one; and with
+ * nothing set, `unmanaged.nccl` must be NCCL's real default pick.
+ *
+ * nccl-run runs on the host as a user runs it (explain --json, --verify none,
+ * its own hostname and /etc/hosts); NCCL_VERSION=2.22.3 stands for what
+ * NVIDIA's images set, since the machine itself has no libnccl for nccl-run
+ * to find. One lab host per layout, shared by its rows.
+ */
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { labRoot } from '../lab/debian-root.js';
+import {
+  addWire,
+  type Bind,
+  buildHost,
+  builtUnavailable,
+  ncclBootstrap,
+  ORACLE_LAYOUTS,
+  runNcclRun,
+  snapshotBuild,
+} from '../lab/nccl-oracle.js';
+import { Lab, netnsUnavailable } from '../lab/netns.js';
+import { tier } from '../lab/tier.js';
+
+const root = netnsUnavailable === null ? labRoot('trixie') : null;
+const unavailable =
+  netnsUnavailable ?? (root !== null && 'error' in root ? root.error : null) ?? builtUnavailable;
+
+type LayoutName = keyof typeof ORACLE_LAYOUTS;
+
+interface Row {
+  layout: LayoutName;
+  /** What the row shows, for the table. */
+  setting: string;
+  /** torchrun's arguments. */
+  torchrun: string[];
+  /** The user's environment. */
+  env?: Record<string, string>;
+  /** The user's ~/.nccl.conf. */
+  home?: string;
+  /** nccl-run's intended decision, "IF ADDRESS". */
+  decision: string;
+  /** A warning nccl-run must give. */
+  warns?: RegExp;
+  /** nccl-run refuses the job: its exit status and message. */
+  refuses?: { exitCode: number; message: RegExp };
+}
+
+const job = (master: string) => [
+  '--nnodes=2',
+  '--node_rank=1',
+  `--master_addr=${master}`,
+  '--master_port=29500',
+  'train.py',
+];
+
+const ROWS: Row[] = [
+  {
+    layout: 'mgmt-first',
+    setting: 'nothing set',
+    torchrun: job('master'),
+    decision: 'eth1 198.18.2.5',
+  },
+  {
+    layout: 'mgmt-first',
+    setting: 'NCCL_SOCKET_IFNAME=^lo',
+    torchrun: job('master'),
+    env: { NCCL_SOCKET_IFNAME: '^lo' },
+    decision: 'eth1 198.18.2.5',
+    warns: /eth0.*does not reach the master.*eth1/,
+  },
+  {
+    layout: 'mgmt-first',
+    setting: 'NCCL_SOCKET_IFNAME=^docker,lo',
+    torchrun: job('master'),
+    env: { NCCL_SOCKET_IFNAME: '^docker,lo' },
+    decision: 'eth1 198.18.2.5',
+    warns: /eth0.*does not reach the master.*eth1/,
+  },
+  {
+    layout: 'mgmt-first',
+    setting: '~/.nccl.conf NCCL_SOCKET_IFNAME=^docker,lo',
+    torchrun: job('master'),
+    home: 'NCCL_SOCKET_IFNAME=^docker,lo\n',
+    decision: 'eth1 198.18.2.5',
+    warns: /eth0.*does not reach the master.*eth1/,
+  },
+  {
+    layout: 'mgmt-first',
+    setting: 'NCCL_COMM_ID=198.18.100.1:29600',
+    torchrun: job('master'),
+    env: { NCCL_COMM_ID: '198.18.100.1:29600' },
+    decision: 'eth1 198.18.2.5',
+    warns: /NCCL_COMM_ID/,
+  },
+  {
+    layout: 'docker-bridges',
+    setting: 'nothing set',
+    torchrun: job('198.18.3.1'),
+    decision: 'ens1 198.18.3.5',
+  },
+  {
+    layout: 'docker-bridges',
+    setting: 'NCCL_SOCKET_IFNAME=^docker,lo',
+    torchrun: job('198.18.3.1'),
+    env: { NCCL_SOCKET_IFNAME: '^docker,lo' },
+    decision: 'ens1 198.18.3.5',
+    warns: /br-5f3a9c1d.*does not reach the master.*ens1/,
+  },
+  {
+    layout: 'docker-bridges',
+    setting: 'NCCL_SOCKET_IFNAME=^=docker0',
+    torchrun: job('198.18.3.1'),
+    env: { NCCL_SOCKET_IFNAME: '^=docker0' },
+    decision: 'ens1 198.18.3.5',
+    warns: /lo.*does not reach the master.*ens1/,
+  },
+  {
+    layout: 'virbr-vpn-first',
+    setting: 'nothing set',
+    torchrun: job('198.18.4.1'),
+    decision: 'eth0 198.18.4.5',
+  },
+  {
+    layout: 'prefix-names',
+    setting: 'nothing set',
+    torchrun: job('198.18.10.1'),
+    decision: 'eth10 198.18.10.5',
+  },
+  {
+    layout: 'prefix-names',
+    setting: 'NCCL_SOCKET_IFNAME=eth1',
+    torchrun: job('198.18.10.1'),
+    env: { NCCL_SOCKET_IFNAME: 'eth1' },
+    decision: 'eth10 198.18.10.5',
+    warns: /eth1 .*does not reach the master.*eth10/,
+  },
+  {
+    layout: 'prefix-names',
+    setting: 'NCCL_SOCKET_IFNAME==eth1',
+    torchrun: job('198.18.10.1'),
+    env: { NCCL_SOCKET_IFNAME: '=eth1' },
+    decision: 'eth1 198.18.100.5',
+    warns: /eth1 .*does not reach the master.*eth10/,
+  },
+  {
+    layout: 'prefix-names',
+    setting: 'NCCL_SOCKET_IFNAME==^eth1',
+    torchrun: job('198.18.10.1'),
+    env: { NCCL_SOCKET_IFNAME: '=^eth1' },
+    decision: 'none (exit 69)',
+    refuses: { exitCode: 69, message: /=\^eth1.*matches no/ },
+  },
+  {
+    layout: 'ib0-unrelated',
+    setting: 'nothing set',
+    torchrun: job('198.18.5.1'),
+    decision: 'eth0 198.18.5.5',
+  },
+  {
+    layout: 'dual-stack',
+    setting: 'nothing set, IPv6 master',
+    torchrun: job('master'),
+    decision: 'eth1 2001:db8:6::5',
+  },
+  {
+    layout: 'dual-stack',
+    setting: 'NCCL_SOCKET_IFNAME=^docker,lo, IPv6 master',
+    torchrun: job('master'),
+    env: { NCCL_SOCKET_IFNAME: '^docker,lo' },
+    decision: 'eth1 2001:db8:6::5',
+    warns: /eth0 fe80::.*link-local.*does not reach the master.*eth1/,
+  },
+  {
+    layout: 'ipv6-only-nic',
+    setting: 'nothing set, IPv6 master',
+    torchrun: job('2001:db8:7::1'),
+    decision: 'eth1 2001:db8:7::5',
+  },
+  {
+    layout: 'multi-address',
+    setting: 'master on the 2nd IPv4 address',
+    torchrun: job('198.18.8.1'),
+    decision: 'eth1 198.18.9.5',
+    warns: /198\.18\.9\.5/,
+  },
+  {
+    layout: 'multi-address',
+    setting: 'master on the older IPv6 address',
+    torchrun: job('2001:db8:8::1'),
+    decision: 'eth1 2001:db8:9::5',
+    warns: /2001:db8:9::5/,
+  },
+  {
+    layout: 'down-nic',
+    setting: 'nothing set',
+    torchrun: job('198.18.11.1'),
+    decision: 'eth1 198.18.11.5',
+  },
+  {
+    layout: 'single-node',
+    setting: '--standalone',
+    torchrun: ['--standalone', '--nproc_per_node=2', 'train.py'],
+    decision: 'lo 127.0.0.1',
+  },
+  {
+    layout: 'single-node',
+    setting: 'one node, master ::1',
+    torchrun: ['--nnodes=1', '--master_addr=::1', '--master_port=29500', 'train.py'],
+    decision: 'lo 127.0.0.1',
+  },
+  {
+    layout: 'single-node',
+    setting: 'one node, master its own IPv6',
+    torchrun: ['--nnodes=1', '--master_addr=2001:db8:12::5', '--master_port=29500', 'train.py'],
+    decision: 'lo 127.0.0.1',
+  },
+  {
+    layout: 'routed-master',
+    setting: 'master behind a gateway',
+    torchrun: job('198.19.200.10'),
+    decision: 'eth1 198.18.20.5',
+  },
+];
+
+interface Explained {
+  decision: { interface: string; address: string; family: string };
+  env: Record<string, string>;
+  kept: Record<string, string>;
+  warnings: string[];
+  nccl: { version: string | null; rules: string; pick: Bind };
+  unmanaged: { nccl: Bind; gloo: Bind };
+}
+
+const show = (bind: Bind | undefined): string =>
+  bind === undefined ? '?' : bind === null ? 'none' : `${bind.interface} ${bind.address}`;
+
+const table: string[][] = [];
+const started = Date.now();
+
+tier('NCCL oracle: the real NCCL 2.22 binds what nccl-run reports', unavailable, () => {
+  const lab = new Lab('ora');
+  const rootPath = root !== null && 'path' in root ? root.path : '/';
+  let build = '';
+
+  beforeAll(async () => {
+    build = snapshotBuild();
+    await addWire(lab);
+    for (const [name, spec] of Object.entries(ORACLE_LAYOUTS)) await buildHost(lab, name, spec);
+  }, 60_000);
+
+  afterAll(async () => {
+    await lab.cleanup();
+    if (build !== '') rmSync(dirname(build), { recursive: true, force: true });
+    const header = [
+      'layout',
+      'user setting',
+      "nccl-run's decision",
+      'NCCL binds',
+      "nccl-run's NCCL pick",
+      'unmanaged.nccl',
+      'NCCL default',
+      'equal?',
+    ];
+    const widths = header.map((h, i) =>
+      Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)),
+    );
+    const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ');
+    process.stdout.write(
+      `\nNCCL oracle (${table.length} rows, ${((Date.now() - started) / 1000).toFixed(1)} s)\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n${table.map(line).join('\n')}\n`,
+    );
+  });
+
+  it.each(ROWS)('$layout, $setting', async (row) => {
+    const spec = ORACLE_LAYOUTS[row.layout];
+    const userEnv = { NCCL_VERSION: '2.22.3', ...row.env };
+    const cli = await runNcclRun(
+      build,
+      lab,
+      row.layout,
+      spec.hostname,
+      userEnv,
+      ['explain', '--json', '--verify', 'none', ...row.torchrun],
+      row.home,
+    );
+    const nothing = await ncclBootstrap(lab, row.layout, rootPath, row.env ?? {}, row.home);
+    if (row.refuses !== undefined) {
+      const real = nothing.bind;
+      table.push([
+        row.layout,
+        row.setting,
+        `exit ${cli.exitCode}`,
+        show(real),
+        '-',
+        '-',
+        show(real),
+        String(real === null && cli.exitCode === row.refuses.exitCode),
+      ]);
+      expect(cli.exitCode, cli.stderr).toBe(row.refuses.exitCode);
+      expect(cli.stderr).toMatch(row.refuses.message);
+      expect(real, nothing.log).toBeNull();
+      return;
+    }
+    expect(cli.exitCode, cli.stderr).toBe(0);
+    const explained = JSON.parse(cli.stdout) as Explained;
+    // Exactly what the job's processes will have: the user's environment and what nccl-run sets.
+    const given = await ncclBootstrap(
+      lab,
+      row.layout,
+      rootPath,
+      { ...row.env, ...explained.env },
+      row.home,
+    );
+    const decision = `${explained.decision.interface} ${explained.decision.address}`;
+    const ncclOwn =
+      row.env?.NCCL_SOCKET_IFNAME !== undefined ||
+      row.home !== undefined ||
+      row.env?.NCCL_COMM_ID !== undefined;
+    const equal =
+      show(explained.nccl?.pick) === show(given.bind) &&
+      show(explained.unmanaged?.nccl) === show(nothing.bind) &&
+      (ncclOwn || decision === show(given.bind));
+    table.push([
+      row.layout,
+      row.setting,
+      decision,
+      show(given.bind),
+      show(explained.nccl?.pick),
+      show(explained.unmanaged?.nccl),
+      show(nothing.bind),
+      String(equal),
+    ]);
+
+    expect(decision).toBe(row.decision);
+    if (!ncclOwn)
+      expect(given.bind, given.log).toEqual({
+        interface: explained.decision.interface,
+        address: explained.decision.address,
+      });
+    expect(explained.nccl?.pick, given.log).toEqual(given.bind);
+    expect(explained.unmanaged?.nccl, nothing.log).toEqual(nothing.bind);
+    expect(explained.nccl?.version).toBe('2.22.3');
+    expect(explained.nccl?.rules).toBe('2.19-2.27');
+    if (row.warns !== undefined) expect(explained.warnings.join('\n')).toMatch(row.warns);
+  });
+});
