@@ -133,7 +133,7 @@ export const measurements = [
     const { benchBundle } = await import('./bench-bundle.js');
     return benchBundle(ctx);
   }),
-  named('two-node lab: Gloo all-reduce and torchrun start-up', async (ctx) => {
+  named('two-node lab: Gloo all-reduce (torch 1.13, 2.6) and torchrun start-up', async (ctx) => {
     const { twoNodeBench } = await import('./bench-e2e.js');
     return twoNodeBench(ctx);
   }),

@@ -21,9 +21,8 @@ async function main() {
     tsImport('../test/lab/two-node.ts', import.meta.url),
     tsImport('../test/lab/torch-job.ts', import.meta.url),
   ]);
-  if (torchJob.torchrunUnavailable !== null) {
-    throw new Error(`the demo cannot run here: ${torchJob.torchrunUnavailable}`);
-  }
+  const unavailable = torchJob.torchUnavailable('1.13');
+  if (unavailable !== null) throw new Error(`the demo cannot run here: ${unavailable}`);
 
   say('Setting up two nodes in network namespaces...');
   const lab = await twoNode.TwoNodeLab.create('demo');
@@ -31,6 +30,7 @@ async function main() {
   try {
     describeLab(lab, twoNode.MANAGEMENT_RATE_MBIT);
     const job = (launcher, port, iters) => ({
+      torch: '1.13',
       launcher,
       rendezvous: 'static',
       port,
@@ -76,9 +76,8 @@ function describeLab(lab, rateMbit) {
 /** The command as a user would type it, with the lab's full paths shortened. */
 function shown([command, args]) {
   const words = [command, ...args].map((word) =>
-    word.replace(/^.*\/bin\/nccl-run\.js$/, 'nccl-run').replace(/^.*\/(allreduce\.py)$/, '$1'),
+    word.replace(/^.*\/bin\/nccl-run$/, 'nccl-run').replace(/^.*\/(allreduce\.py)$/, '$1'),
   );
-  if (words[0] === process.execPath) words.shift();
   return words.join(' ');
 }
 

@@ -9,11 +9,11 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { torchrunUnavailable } from '../lab/torch-job.js';
+import { torchUnavailable } from '../lab/torch-job.js';
 
 const DEMO = fileURLToPath(new URL('../../scripts/demo.js', import.meta.url));
 const unavailable =
-  torchrunUnavailable ??
+  torchUnavailable('1.13') ??
   (existsSync('/usr/bin/script') ? null : '/usr/bin/script (util-linux) is missing');
 
 /** The demo's namespaces: Lab names them ncr<pid><n>demo-A / -B. */

@@ -1,28 +1,31 @@
 /**
- * The proof on a real stack (issue 5): real torchrun (Debian's python3-torch
- * 1.13, Gloo) on two namespaced nodes whose hostnames resolve to a 50 Mbit/s
- * management link, with the fast data link named differently on each node
- * and docker0 on both (test/lab/two-node.ts). Launched through
- * `node bin/nccl-run.js`, which `npm run test:e2e` builds first.
+ * The proof on a real stack (issue 5): real torchrun 1.13 (Debian 12's
+ * python3-torch, Gloo) on two namespaced nodes whose hostnames resolve to a
+ * 50 Mbit/s management link, with the fast data link named differently on
+ * each node and docker0 on both (test/lab/two-node.ts). Launched through
+ * bin/nccl-run, which `npm run test:e2e` builds first. Debian 12
+ * users run this torch; two-node-torch26.test.ts is the same lab on 2.6.
  *
  * "Went over the data link" is shown three independent ways: bandwidth above
  * what the 50 Mbit/s link can carry, the kernel's byte counters of both
  * links, and the workers' own sockets as `ss -tnp` lists them on the node.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import {
+  outputMatches,
+  processNames,
+  txCounters,
+  workerSocketsWhenReported,
+} from '../lab/observe-job.js';
+import { tier } from '../lab/tier.js';
 import {
   type JobSpec,
   parseReport,
   runJob,
   startNode,
-  torchrunUnavailable,
+  torchUnavailable,
 } from '../lab/torch-job.js';
-import {
-  cleanupOnSignal,
-  MANAGEMENT_RATE_MBIT,
-  type NodeName,
-  TwoNodeLab,
-} from '../lab/two-node.js';
+import { cleanupOnSignal, MANAGEMENT_RATE_MBIT, TwoNodeLab } from '../lab/two-node.js';
 
 /** The most a 50 Mbit/s link can carry, in MB/s (10^6 bytes). */
 const MANAGEMENT_MB_PER_S = MANAGEMENT_RATE_MBIT / 8;
@@ -30,230 +33,156 @@ const MANAGEMENT_MB_PER_S = MANAGEMENT_RATE_MBIT / 8;
 const DATA_LINK_FLOOR_MB_PER_S = 4 * MANAGEMENT_MB_PER_S;
 const MB = 1_000_000;
 
-const title = 'real torchrun on two nodes through nccl-run';
+tier('real torchrun 1.13 on two nodes through nccl-run', torchUnavailable('1.13'), () => {
+  let lab: TwoNodeLab;
+  let removeSignalHandlers = () => {};
 
-describe.skipIf(torchrunUnavailable !== null)(
-  torchrunUnavailable === null ? title : `${title} (skipped: ${torchrunUnavailable})`,
-  () => {
-    let lab: TwoNodeLab;
-    let removeSignalHandlers = () => {};
+  beforeAll(async () => {
+    lab = await TwoNodeLab.create('e2e');
+    // Ctrl-C on a test run reaches this worker too; afterAll would not run then.
+    removeSignalHandlers = cleanupOnSignal(lab);
+  });
+  afterEach(async () => {
+    // A test that abandons a node on purpose (a SIGTERM, a failed rank)
+    // leaves its peer waiting on torchrun's exit barrier; the next job
+    // must start on quiet nodes.
+    await lab?.stopProcesses();
+  });
+  afterAll(async () => {
+    removeSignalHandlers();
+    await lab?.cleanup();
+  });
 
-    beforeAll(async () => {
-      lab = await TwoNodeLab.create('e2e');
-      // Ctrl-C on a test run reaches this worker too; afterAll would not run then.
-      removeSignalHandlers = cleanupOnSignal(lab);
-    });
-    afterEach(async () => {
-      // A test that abandons a node on purpose (a SIGTERM, a failed rank)
-      // leaves its peer waiting on torchrun's exit barrier; the next job
-      // must start on quiet nodes.
-      await lab?.stopProcesses();
-    });
-    afterAll(async () => {
-      removeSignalHandlers();
-      await lab?.cleanup();
-    });
+  const ncclRun = (port: number, scriptArgs: string[], extra: Partial<JobSpec> = {}): JobSpec => ({
+    torch: '1.13',
+    launcher: 'nccl-run',
+    rendezvous: 'static',
+    port,
+    scriptArgs,
+    ncclRunArgs: ['--log-format', 'json', '--verify-timeout', '60s'],
+    timeoutMs: 90_000,
+    ...extra,
+  });
 
-    const ncclRun = (
-      port: number,
-      scriptArgs: string[],
-      extra: Partial<JobSpec> = {},
-    ): JobSpec => ({
-      launcher: 'nccl-run',
+  it('control: torchrun alone runs Gloo over the management link its hostname resolves to', async () => {
+    const job: JobSpec = {
+      torch: '1.13',
+      launcher: 'torchrun',
       rendezvous: 'static',
-      port,
-      scriptArgs,
-      ncclRunArgs: ['--log-format', 'json', '--verify-timeout', '60s'],
+      port: 29510,
+      scriptArgs: ['--mb', '2', '--iters', '1', '--hold', '2'],
       timeoutMs: 90_000,
-      ...extra,
-    });
-
-    it('control: torchrun alone runs Gloo over the management link its hostname resolves to', async () => {
-      const job: JobSpec = {
-        launcher: 'torchrun',
-        rendezvous: 'static',
-        port: 29510,
-        scriptArgs: ['--mb', '2', '--iters', '1', '--hold', '2'],
-        timeoutMs: 90_000,
-      };
-      const a = startNode(lab, 'A', job);
-      const b = startNode(lab, 'B', job);
-      const sockets = await workerSocketsWhenReported(lab, a.all, 'A');
-      const [ra, rb] = await Promise.all([a, b]);
-
-      expect([ra.exitCode, rb.exitCode]).toEqual([0, 0]);
-      const report = parseReport(String(ra.all));
-      expect(report?.glooSocketIfname).toBeNull();
-      expect(report?.mbPerSecond).toBeLessThan(MANAGEMENT_MB_PER_S);
-      expect(sockets.some((s) => s.local.startsWith('203.0.113.'))).toBe(true);
-    });
-
-    it('completes the all-reduce over the data link, each node on its own interface name', async () => {
-      const txBefore = await txCounters(lab);
-      const job = ncclRun(29520, ['--mb', '16', '--iters', '3', '--hold', '2']);
-      const a = startNode(lab, 'A', job);
-      const b = startNode(lab, 'B', job);
-      const sockets = await workerSocketsWhenReported(lab, a.all, 'A');
-      const [ra, rb] = await Promise.all([a, b]);
-      const txAfter = await txCounters(lab);
-
-      expect([ra.exitCode, rb.exitCode], String(ra.all) + String(rb.all)).toEqual([0, 0]);
-      const report = parseReport(String(ra.all));
-      expect(report?.ranks).toBe(2);
-      expect(report?.glooSocketIfname).toBe('ens3f0');
-      expect(String(rb.all)).toMatch(/enp65s0/);
-      expect(report?.mbPerSecond).toBeGreaterThan(DATA_LINK_FLOOR_MB_PER_S);
-
-      // A ring all-reduce of 2 ranks sends the whole tensor from each rank per
-      // iteration: 3 x 16 MB left A over ens3f0, next to nothing over eth0.
-      expect(txAfter.A.data - txBefore.A.data).toBeGreaterThan(3 * 16 * MB);
-      expect(txAfter.A.mgmt - txBefore.A.mgmt).toBeLessThan(1 * MB);
-      expect(txAfter.B.mgmt - txBefore.B.mgmt).toBeLessThan(1 * MB);
-
-      const gloo = sockets.filter((s) => !s.peer.endsWith(':29520') && !s.local.endsWith(':29520'));
-      expect(gloo.length).toBeGreaterThan(0);
-      for (const socket of gloo) {
-        expect(socket.local).toMatch(/^198\.18\.10\.1:/);
-        expect(socket.peer).toMatch(/^198\.18\.10\.2:/);
-      }
-    });
-
-    it('completes over the data link with the c10d rendezvous backend', async () => {
-      const result = await runJob(
-        lab,
-        ncclRun(29530, ['--mb', '8', '--iters', '2'], { rendezvous: 'c10d' }),
-      );
-
-      expect(result.exitCodes, result.output.A + result.output.B).toEqual({ A: 0, B: 0 });
-      expect(result.report?.glooSocketIfname).toBe('ens3f0');
-      expect(result.output.B).toMatch(/enp65s0/);
-      expect(result.report?.mbPerSecond).toBeGreaterThan(DATA_LINK_FLOOR_MB_PER_S);
-    });
-
-    it('a worker node started before the master waits for it, then joins', async () => {
-      const job = ncclRun(29540, ['--mb', '1', '--iters', '1']);
-      const b = startNode(lab, 'B', job);
-      // torchrun on the master binds its store 2-3 s after it starts here;
-      // with a 6 s head start nccl-run on B finds nothing listening at first.
-      await new Promise((resolve) => setTimeout(resolve, 6_000));
-      const a = startNode(lab, 'A', job);
-      const [ra, rb] = await Promise.all([a, b]);
-
-      expect([ra.exitCode, rb.exitCode], String(ra.all) + String(rb.all)).toEqual([0, 0]);
-      expect(parseReport(String(ra.all))?.ranks).toBe(2);
-      expect(String(rb.all)).toMatch(/waiting for 198\.18\.10\.1:29540 via enp65s0/);
-    });
-
-    it('SIGTERM to nccl-run ends that node’s torchrun and workers, with torchrun’s status', async () => {
-      const job = ncclRun(29550, ['--mb', '1', '--iters', '1', '--hold', '60']);
-      const a = startNode(lab, 'A', job);
-      const b = startNode(lab, 'B', job);
-      await outputMatches(a.all, /\{"ranks"/, 60_000);
-      const before = await processNames(lab, 'B');
-      expect(before).toEqual(expect.arrayContaining(['node', 'torchrun', 'python3.11']));
-
-      b.kill('SIGTERM');
-      const rb = await b;
-
-      // torch 1.13's agent turns SIGTERM into SignalException, stops its
-      // workers and lets the exception end torchrun with status 1
-      // (elastic/multiprocessing/api.py _terminate_process_handler); nccl-run
-      // passes that status through (SPEC "Exit status": torchrun's own).
-      expect(rb.exitCode, String(rb.all)).toBe(1);
-      expect(String(rb.all)).toMatch(/SignalException: Process \d+ got signal: 15/);
-      expect(await lab.pids('B')).toEqual([]);
-      // Killing nccl-run alone would leave A's torchrun holding the pipes.
-      await lab.stopProcesses();
-      await a;
-    });
-
-    it('a training script that fails: nccl-run exits with torchrun’s status', async () => {
-      const job = ncclRun(29560, ['--mb', '1', '--iters', '1', '--exit-code', '3']);
-      const a = startNode(lab, 'A', job);
-      const b = startNode(lab, 'B', job);
-      const ra = await a;
-
-      // torchrun reports the rank's own code and itself exits 1 on a failed
-      // worker (ChildFailedError raised out of torch/distributed/run.py main).
-      expect(String(ra.all)).toMatch(/exitcode\s*:\s*3/);
-      expect(ra.exitCode).toBe(1);
-      await lab.stopProcesses();
-      await b;
-    });
-  },
-);
-
-interface Socket {
-  local: string;
-  peer: string;
-  process: string;
-}
-
-/** Established TCP connections owned by the node's workers (torchrun starts them as python3.11). */
-async function workerSockets(lab: TwoNodeLab, node: NodeName): Promise<Socket[]> {
-  const lines = await lab.tcpConnections(node);
-  return lines
-    .map((line) => line.trim().split(/\s+/))
-    .filter((fields) => fields[0] === 'ESTAB' && /users:\(\("python3/.test(fields[5] ?? ''))
-    .map((fields) => ({ local: fields[3] ?? '', peer: fields[4] ?? '', process: fields[5] ?? '' }));
-}
-
-/** Waits for rank 0's report (the workers then hold their sockets open) and lists them. */
-async function workerSocketsWhenReported(
-  lab: TwoNodeLab,
-  output: NodeJS.ReadableStream | undefined,
-  node: NodeName,
-): Promise<Socket[]> {
-  await outputMatches(output, /\{"ranks"/, 60_000);
-  return workerSockets(lab, node);
-}
-
-function outputMatches(
-  output: NodeJS.ReadableStream | undefined,
-  pattern: RegExp,
-  timeoutMs: number,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (!output) {
-      reject(new Error('no output stream to watch'));
-      return;
-    }
-    let seen = '';
-    const timer = setTimeout(() => {
-      output.off('data', onData);
-      reject(
-        new Error(`no ${pattern} within ${timeoutMs} ms; output so far:\n${seen.slice(-4000)}`),
-      );
-    }, timeoutMs);
-    const onData = (chunk: Buffer | string) => {
-      seen += String(chunk);
-      if (pattern.test(seen)) {
-        clearTimeout(timer);
-        output.off('data', onData);
-        resolve();
-      }
     };
-    output.on('data', onData);
-  });
-}
+    const a = startNode(lab, 'A', job);
+    const b = startNode(lab, 'B', job);
+    const sockets = await workerSocketsWhenReported(lab, a.all, 'A');
+    const [ra, rb] = await Promise.all([a, b]);
 
-async function processNames(lab: TwoNodeLab, node: NodeName): Promise<string[]> {
-  const { readFile } = await import('node:fs/promises');
-  const names = await Promise.all(
-    (await lab.pids(node)).map((pid) =>
-      readFile(`/proc/${pid}/comm`, 'utf8').then(
-        (comm) => comm.trim(),
-        () => '',
-      ),
-    ),
-  );
-  return names.filter(Boolean);
-}
-
-async function txCounters(lab: TwoNodeLab) {
-  const read = async (node: NodeName) => ({
-    data: await lab.txBytes(node, lab.node(node).dataIface),
-    mgmt: await lab.txBytes(node, lab.node(node).mgmtIface),
+    expect([ra.exitCode, rb.exitCode]).toEqual([0, 0]);
+    const report = parseReport(String(ra.all));
+    expect(report?.torch).toMatch(/^1\.13\./);
+    expect(report?.glooSocketIfname).toBeNull();
+    expect(report?.mbPerSecond).toBeLessThan(MANAGEMENT_MB_PER_S);
+    expect(sockets.some((s) => s.local.startsWith('203.0.113.'))).toBe(true);
   });
-  return { A: await read('A'), B: await read('B') };
-}
+
+  it('completes the all-reduce over the data link, each node on its own interface name', async () => {
+    const txBefore = await txCounters(lab);
+    const job = ncclRun(29520, ['--mb', '16', '--iters', '3', '--hold', '2']);
+    const a = startNode(lab, 'A', job);
+    const b = startNode(lab, 'B', job);
+    const sockets = await workerSocketsWhenReported(lab, a.all, 'A');
+    const [ra, rb] = await Promise.all([a, b]);
+    const txAfter = await txCounters(lab);
+
+    expect([ra.exitCode, rb.exitCode], String(ra.all) + String(rb.all)).toEqual([0, 0]);
+    const report = parseReport(String(ra.all));
+    expect(report?.ranks).toBe(2);
+    expect(report?.glooSocketIfname).toBe('ens3f0');
+    expect(String(rb.all)).toMatch(/enp65s0/);
+    expect(report?.mbPerSecond).toBeGreaterThan(DATA_LINK_FLOOR_MB_PER_S);
+
+    // A ring all-reduce of 2 ranks sends the whole tensor from each rank per
+    // iteration: 3 x 16 MB left A over ens3f0, next to nothing over eth0.
+    expect(txAfter.A.data - txBefore.A.data).toBeGreaterThan(3 * 16 * MB);
+    expect(txAfter.A.mgmt - txBefore.A.mgmt).toBeLessThan(1 * MB);
+    expect(txAfter.B.mgmt - txBefore.B.mgmt).toBeLessThan(1 * MB);
+
+    const gloo = sockets.filter((s) => !s.peer.endsWith(':29520') && !s.local.endsWith(':29520'));
+    expect(gloo.length).toBeGreaterThan(0);
+    for (const socket of gloo) {
+      expect(socket.local).toMatch(/^198\.18\.10\.1:/);
+      expect(socket.peer).toMatch(/^198\.18\.10\.2:/);
+    }
+  });
+
+  it('completes over the data link with the c10d rendezvous backend', async () => {
+    const result = await runJob(
+      lab,
+      ncclRun(29530, ['--mb', '8', '--iters', '2'], { rendezvous: 'c10d' }),
+    );
+
+    expect(result.exitCodes, result.output.A + result.output.B).toEqual({ A: 0, B: 0 });
+    expect(result.report?.glooSocketIfname).toBe('ens3f0');
+    expect(result.output.B).toMatch(/enp65s0/);
+    expect(result.report?.mbPerSecond).toBeGreaterThan(DATA_LINK_FLOOR_MB_PER_S);
+    // nccl-run exports PET_LOCAL_ADDR, which torchrun 1.13 has no option
+    // for (run.py defines no --local_addr): its rank-0 agent still hands the
+    // workers its FQDN (elastic/agent/server/api.py _set_master_addr_port,
+    // _get_fq_hostname), the name the hostname resolves by.
+    expect(result.report?.masterAddr).toBe('nodeA');
+  });
+
+  it('a worker node started before the master waits for it, then joins', async () => {
+    const job = ncclRun(29540, ['--mb', '1', '--iters', '1']);
+    const b = startNode(lab, 'B', job);
+    // torchrun on the master binds its store 2-3 s after it starts here;
+    // with a 6 s head start nccl-run on B finds nothing listening at first.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const a = startNode(lab, 'A', job);
+    const [ra, rb] = await Promise.all([a, b]);
+
+    expect([ra.exitCode, rb.exitCode], String(ra.all) + String(rb.all)).toEqual([0, 0]);
+    expect(parseReport(String(ra.all))?.ranks).toBe(2);
+    expect(String(rb.all)).toMatch(/waiting for 198\.18\.10\.1:29540 via enp65s0/);
+  });
+
+  it('SIGTERM to nccl-run ends that node’s torchrun and workers, with torchrun’s status', async () => {
+    const job = ncclRun(29550, ['--mb', '1', '--iters', '1', '--hold', '60']);
+    const a = startNode(lab, 'A', job);
+    const b = startNode(lab, 'B', job);
+    await outputMatches(a.all, /\{"ranks"/, 60_000);
+    const before = await processNames(lab, 'B');
+    // torchrun replaced nccl-run (exec): no Node process is left on the node.
+    expect(before).toEqual(expect.arrayContaining(['torchrun', 'python3.11']));
+    expect(before).not.toContain('node');
+
+    b.kill('SIGTERM');
+    const rb = await b;
+
+    // torch 1.13's agent turns SIGTERM into SignalException, stops its
+    // workers and lets the exception end torchrun with status 1
+    // (elastic/multiprocessing/api.py _terminate_process_handler); nccl-run
+    // passes that status through (SPEC "Exit status": torchrun's own).
+    expect(rb.exitCode, String(rb.all)).toBe(1);
+    expect(String(rb.all)).toMatch(/SignalException: Process \d+ got signal: 15/);
+    expect(await lab.pids('B')).toEqual([]);
+    // Killing nccl-run alone would leave A's torchrun holding the pipes.
+    await lab.stopProcesses();
+    await a;
+  });
+
+  it('a training script that fails: nccl-run exits with torchrun’s status', async () => {
+    const job = ncclRun(29560, ['--mb', '1', '--iters', '1', '--exit-code', '3']);
+    const a = startNode(lab, 'A', job);
+    const b = startNode(lab, 'B', job);
+    const ra = await a;
+
+    // torchrun reports the rank's own code and itself exits 1 on a failed
+    // worker (ChildFailedError raised out of torch/distributed/run.py main).
+    expect(String(ra.all)).toMatch(/exitcode\s*:\s*3/);
+    expect(ra.exitCode).toBe(1);
+    await lab.stopProcesses();
+    await b;
+  });
+});

@@ -1,43 +1,113 @@
 /**
- * One multi-node job on the two-node lab: real torchrun (Debian's
- * python3-torch 1.13, Gloo) on both nodes running test/fixtures/allreduce.py,
+ * One multi-node job on the two-node lab: real torchrun (Gloo) on both nodes
+ * running test/fixtures/allreduce.py, with the torch a job names:
+ *
+ * - `'1.13'`: Debian 12's python3-torch (torchrun 1.13), the host's own
+ *   /usr/bin/torchrun on a Debian 12 machine;
+ * - `'2.6'`: Debian 13's python3-torch (torchrun 2.6), run inside the lab's
+ *   Debian 13 root (debian-root.ts) through torchrun-in-root.sh.
+ *
+ * (lab-root.sh decides which of the two is the host itself.) Each job is
  * started three ways:
  *
  * - `torchrun`: torchrun alone, as an untuned user runs it;
  * - `hand-set`: torchrun with GLOO_SOCKET_IFNAME/NCCL_SOCKET_IFNAME set per
  *   node to its data interface, as an expert would;
- * - `nccl-run`: `node bin/nccl-run.js` in front of the same torchrun argv.
+ * - `nccl-run`: `bin/nccl-run --torchrun LAUNCHER` in front of the same
+ *   torchrun argv; nccl-run runs on the host side (there is no Node in the
+ *   root), and the launcher it execs enters the root.
  *
- * Used by the e2e tests, the demo and the bench, so all three measure the
- * same thing.
+ * All three start torchrun with the same command, so their figures compare
+ * launchers, not wrappers. Used by the e2e tests, the demo and the bench, so
+ * all of them measure the same thing.
  */
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Options as ExecaOptions } from 'execa';
+import { labRoot, type Suite, torch26Env } from './debian-root.js';
 import type { NodeName, TwoNodeLab } from './two-node.js';
 
-export const TORCHRUN = '/usr/bin/torchrun';
 export const ALLREDUCE_SCRIPT = fileURLToPath(new URL('../fixtures/allreduce.py', import.meta.url));
-export const NCCL_RUN_BIN = fileURLToPath(new URL('../../bin/nccl-run.js', import.meta.url));
+/** The shell entry users run: its Node half decides, then it execs the launcher (SPEC "Launch"). */
+export const NCCL_RUN_BIN = fileURLToPath(new URL('../../bin/nccl-run', import.meta.url));
+/** Enters a Debian root and execs its torchrun (see the script). */
+export const TORCHRUN_IN_ROOT = fileURLToPath(new URL('./torchrun-in-root.sh', import.meta.url));
 
-/** Why the real-torchrun tier cannot run here, or null when it can. */
-export const torchrunUnavailable: string | null =
-  process.getuid?.() !== 0
-    ? 'the two-node lab needs root for network namespaces (CI runs as root)'
-    : !existsSync(TORCHRUN)
-      ? `${TORCHRUN} is missing (apt-get install -y --no-install-recommends python3-torch)`
-      : null;
+export type TorchVersion = '1.13' | '2.6';
+
+/** The Debian release that packages each torch (LAB.md). */
+const SUITE: Record<TorchVersion, Suite> = { '1.13': 'bookworm', '2.6': 'trixie' };
+
+/** How a lab node starts one torch's torchrun. */
+export interface TorchStack {
+  readonly version: TorchVersion;
+  /** The launcher command, before torchrun's own arguments; also nccl-run's `--torchrun` words. */
+  readonly torchrun: readonly string[];
+  /** What the lab's torchrun needs in its environment (torch 2.6: the libuv workaround). */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+const stacks = new Map<TorchVersion, TorchStack | { unavailable: string }>();
+
+function stackOrReason(version: TorchVersion): TorchStack | { unavailable: string } {
+  const known = stacks.get(version);
+  if (known) return known;
+  let found: TorchStack | { unavailable: string };
+  if (process.getuid?.() !== 0) {
+    found = { unavailable: 'the two-node lab needs root for network namespaces (CI runs as root)' };
+  } else {
+    const root = labRoot(SUITE[version]);
+    found =
+      'error' in root
+        ? { unavailable: root.error }
+        : {
+            version,
+            torchrun: root.path === '/' ? ['/usr/bin/torchrun'] : [TORCHRUN_IN_ROOT, root.path],
+            // LAB WORKAROUND (debian-root.ts torch26Env): Debian's torch 2.6
+            // is built without libuv; torch 1.13 predates libuv stores.
+            env: version === '2.6' ? torch26Env : {},
+          };
+  }
+  stacks.set(version, found);
+  return found;
+}
+
+/**
+ * Why a torch's tier cannot run here, or null when it can. The first call
+ * per version may build the lab root (minutes, once per machine).
+ */
+export function torchUnavailable(version: TorchVersion): string | null {
+  const stack = stackOrReason(version);
+  return 'unavailable' in stack ? stack.unavailable : null;
+}
+
+/** The stack of a torch; throws the reason when its tier cannot run here. */
+export function torchStack(version: TorchVersion): TorchStack {
+  const stack = stackOrReason(version);
+  if ('unavailable' in stack) throw new Error(`torch ${version}: ${stack.unavailable}`);
+  return stack;
+}
 
 export type Launcher = 'torchrun' | 'hand-set' | 'nccl-run';
 export type Rendezvous = 'static' | 'c10d';
 
 export interface JobSpec {
+  torch: TorchVersion;
   launcher: Launcher;
   rendezvous: Rendezvous;
-  /** Master / rendezvous port on node A's data address. */
+  /** Master / rendezvous port. */
   port: number;
   /** Arguments of allreduce.py (e.g. ['--mb', '16']). */
   scriptArgs: readonly string[];
+  /** The master / c10d endpoint host (default: node A's data address). */
+  endpointHost?: string;
+  /**
+   * c10d: give node A `--rdzv-conf is_host=1` (default true). The endpoint
+   * is A's data address, which torch's store-host rule does not recognise
+   * (see torchrunArgs); false leaves the decision to that rule.
+   */
+  isHostOnA?: boolean;
+  /** More torchrun options, on both nodes, before the script. */
+  torchrunOptions?: readonly string[];
   /** nccl-run's own options, before the torchrun argv. */
   ncclRunArgs?: readonly string[];
   /** Extra environment for both nodes. */
@@ -54,43 +124,69 @@ export interface AllreduceReport {
   seconds: number;
   mbPerSecond: number;
   glooSocketIfname: string | null;
+  /** The MASTER_ADDR torchrun gave the workers. */
+  masterAddr: string | null;
   hostname: string;
+  /** torch.__version__ of the workers, e.g. "2.6.0". */
+  torch: string;
 }
 
 /**
- * torchrun's argv for one node. Debian's torchrun 1.13 knows only the
- * underscore spellings (`--node_rank`); `--redirects 1 --tee 1` works around
- * its Python 3.11 crash at worker start (LAB.md).
+ * The spellings of one torch's torchrun: 1.13 knows only the underscore
+ * ones (`--node_rank`), 2.x both; the 2.6 jobs use the dash ones, which are
+ * what its documentation and users write, so nccl-run reads both against a
+ * real torchrun. `--redirects 1 --tee 1` works around torchrun 1.13's
+ * Python 3.11 crash at worker start (LAB.md); 2.6 needs no workaround.
  */
+const SPELLING: Record<TorchVersion, (dest: string) => string> = {
+  '1.13': (dest) => `--${dest}`,
+  '2.6': (dest) => `--${dest.replaceAll('_', '-')}`,
+};
+
+/** torchrun's argv for one node (its options, the script, the script's arguments). */
 export function torchrunArgs(lab: TwoNodeLab, node: NodeName, job: JobSpec): string[] {
-  const common = ['--nnodes', '2', '--nproc_per_node', '1', '--redirects', '1', '--tee', '1'];
+  const option = SPELLING[job.torch];
+  const host = job.endpointHost ?? lab.a.dataAddress;
+  const common = [
+    ...[option('nnodes'), '2', option('nproc_per_node'), '1'],
+    ...(job.torch === '1.13' ? ['--redirects', '1', '--tee', '1'] : []),
+  ];
   const rendezvous =
     job.rendezvous === 'static'
       ? [
-          ...['--node_rank', node === 'A' ? '0' : '1'],
-          ...['--master_addr', lab.a.dataAddress, '--master_port', String(job.port)],
+          ...[option('node_rank'), node === 'A' ? '0' : '1'],
+          ...[option('master_addr'), host, option('master_port'), String(job.port)],
         ]
       : [
-          ...['--rdzv_backend', 'c10d', '--rdzv_endpoint', `${lab.a.dataAddress}:${job.port}`],
-          '--rdzv_id',
-          'e2e',
+          ...[option('rdzv_backend'), 'c10d', option('rdzv_endpoint'), `${host}:${job.port}`],
+          ...[option('rdzv_id'), 'e2e'],
           // torchrun hosts the c10d store only where the endpoint matches the
-          // hostname or an address it resolves to (rendezvous/utils.py
-          // _matches_machine_hostname); the data address is neither, so the
-          // master node says so, as a user on such a cluster must.
-          ...(node === 'A' ? ['--rdzv_conf', 'is_host=1'] : []),
+          // hostname or its addresses (rendezvous/utils.py
+          // _matches_machine_hostname, 1.13 and 2.6); the data address is
+          // neither, so the master node says so, as a user on such a
+          // cluster must.
+          ...(node === 'A' && (job.isHostOnA ?? true) ? [option('rdzv_conf'), 'is_host=1'] : []),
         ];
-  return [...common, ...rendezvous, ALLREDUCE_SCRIPT, ...job.scriptArgs];
+  return [
+    ...common,
+    ...rendezvous,
+    ...(job.torchrunOptions ?? []),
+    ALLREDUCE_SCRIPT,
+    ...job.scriptArgs,
+  ];
 }
 
 /** The command line a node runs for this job. */
 export function nodeCommand(lab: TwoNodeLab, node: NodeName, job: JobSpec): [string, string[]] {
+  const [launcher = '', ...launcherArgs] = torchStack(job.torch).torchrun;
   const args = torchrunArgs(lab, node, job);
-  if (job.launcher !== 'nccl-run') return [TORCHRUN, args];
+  if (job.launcher !== 'nccl-run') return [launcher, [...launcherArgs, ...args]];
   // No `--`: nccl-run is a drop-in prefix, its options end at torchrun's first.
+  // Its --torchrun value is split into words without a shell (SPEC), hence
+  // a launcher that is a command and not a shell snippet.
   return [
-    process.execPath,
-    [NCCL_RUN_BIN, '--torchrun', TORCHRUN, ...(job.ncclRunArgs ?? []), ...args],
+    NCCL_RUN_BIN,
+    ['--torchrun', [launcher, ...launcherArgs].join(' '), ...(job.ncclRunArgs ?? []), ...args],
   ];
 }
 
@@ -101,7 +197,7 @@ export function startNode(
   job: JobSpec,
   options: ExecaOptions = {},
 ) {
-  const env: Record<string, string> = { ...job.env };
+  const env: Record<string, string> = { ...torchStack(job.torch).env, ...job.env };
   if (job.launcher === 'hand-set') {
     const iface = lab.node(node).dataIface;
     env.GLOO_SOCKET_IFNAME = iface;
@@ -117,7 +213,7 @@ export function startNode(
   });
 }
 
-/** The JSON line rank 0 printed (torchrun's --tee prefixes it with `[default0]:`). */
+/** The JSON line rank 0 printed (torchrun 1.13's --tee prefixes it with `[default0]:`). */
 export function parseReport(output: string): AllreduceReport | null {
   for (const line of output.split('\n')) {
     const start = line.indexOf('{"ranks"');
@@ -129,6 +225,7 @@ export function parseReport(output: string): AllreduceReport | null {
 export interface JobResult {
   exitCodes: Record<NodeName, number | undefined>;
   output: Record<NodeName, string>;
+  /** Rank 0's report, from whichever node the rendezvous made rank 0. */
   report: AllreduceReport | null;
   wallMs: number;
 }
@@ -144,7 +241,7 @@ export async function runJob(lab: TwoNodeLab, job: JobSpec, delayBMs = 0): Promi
   return {
     exitCodes: { A: ra.exitCode, B: rb.exitCode },
     output,
-    report: parseReport(output.A),
+    report: parseReport(output.A) ?? parseReport(output.B),
     wallMs: performance.now() - started,
   };
 }

@@ -182,16 +182,19 @@ export class TwoNodeLab {
     return this.lab.cleanup();
   }
 
+  /**
+   * Gives both nodes' /etc/hosts these lines after the hostnames, as a
+   * cluster's DNS would serve the same names to every node (e.g. a name for
+   * the master's data address); an empty list restores the plain file. It
+   * applies to every command started afterwards.
+   */
+  setExtraHosts(lines: readonly string[]): void {
+    for (const node of ['A', 'B'] as const) this.lab.setHosts(node, etcHosts(lines));
+  }
+
   private async build(): Promise<void> {
-    const hosts = [
-      '127.0.0.1 localhost',
-      '::1 localhost ip6-localhost ip6-loopback',
-      `${NODES.A.mgmtAddress} ${NODES.A.hostname}`,
-      `${NODES.B.mgmtAddress} ${NODES.B.hostname}`,
-      '',
-    ].join('\n');
-    await this.step(this.lab.host('A', hosts));
-    await this.step(this.lab.host('B', hosts));
+    await this.step(this.lab.host('A', etcHosts([])));
+    await this.step(this.lab.host('B', etcHosts([])));
 
     await this.step(this.lab.link('A', this.a.dataIface, 'B', this.b.dataIface));
     await this.step(this.lab.link('A', this.a.mgmtIface, 'B', this.b.mgmtIface));
@@ -244,6 +247,18 @@ export class TwoNodeLab {
       clearTimeout(timer);
     }
   }
+}
+
+/** Both nodes' /etc/hosts: each hostname on its management address, then `extra`. */
+function etcHosts(extra: readonly string[]): string {
+  return [
+    '127.0.0.1 localhost',
+    '::1 localhost ip6-localhost ip6-loopback',
+    `${NODES.A.mgmtAddress} ${NODES.A.hostname}`,
+    `${NODES.B.mgmtAddress} ${NODES.B.hostname}`,
+    ...extra,
+    '',
+  ].join('\n');
 }
 
 /**
