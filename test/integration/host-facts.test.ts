@@ -13,6 +13,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostFacts, InterfaceFacts } from '../../src/host/host-facts.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
+import { tier } from '../lab/tier.js';
 
 const MODULE = new URL('../../src/host/read-host-facts.ts', import.meta.url).pathname;
 
@@ -45,8 +46,9 @@ function addressesOf(iface: InterfaceFacts | undefined): string[] {
   );
 }
 
-describe.skipIf(netnsUnavailable !== null)(
+tier(
   'readHostFacts in a namespace with every kind of link this kernel offers',
+  netnsUnavailable,
   () => {
     const lab = new Lab('hf');
     const workdir = mkdtempSync(join(tmpdir(), 'ncr-host-facts-'));
@@ -227,37 +229,34 @@ describe.skipIf(netnsUnavailable !== null)(
 
 const VETH_PAIRS = 250;
 
-describe.skipIf(netnsUnavailable !== null)(
-  `readHostFacts with ${VETH_PAIRS * 2} veth interfaces`,
-  () => {
-    const lab = new Lab('hp');
+tier(`readHostFacts with ${VETH_PAIRS * 2} veth interfaces`, netnsUnavailable, () => {
+  const lab = new Lab('hp');
 
-    afterAll(() => lab.cleanup());
+  afterAll(() => lab.cleanup());
 
-    // How long this takes is measured by scripts/bench-host.js, not asserted here.
-    it('lists every one of them', async () => {
-      await lab.host('big');
-      const batch = Array.from(
-        { length: VETH_PAIRS },
-        (_, i) => `link add va${i} type veth peer name vb${i}\n`,
-      ).join('');
-      await execa('ip', ['-n', lab.ns('big'), '-batch', '-'], { input: batch });
-      const script = `
+  // How long this takes is measured by scripts/bench-host.js, not asserted here.
+  it('lists every one of them', async () => {
+    await lab.host('big');
+    const batch = Array.from(
+      { length: VETH_PAIRS },
+      (_, i) => `link add va${i} type veth peer name vb${i}\n`,
+    ).join('');
+    await execa('ip', ['-n', lab.ns('big'), '-batch', '-'], { input: batch });
+    const script = `
 import { readHostFacts } from ${JSON.stringify(MODULE)};
 const facts = await readHostFacts();
 console.log(JSON.stringify(facts.interfaces.map((iface) => [iface.name, iface.kind])));
 `;
-      const run = await lab.exec(
-        'big',
-        process.execPath,
-        ['--import', 'tsx', '--input-type=module', '-e', script],
-        { timeout: 60_000 },
-      );
-      const listed = new Map(JSON.parse(String(run.stdout)) as [string, string][]);
-      expect(listed.size).toBe(VETH_PAIRS * 2 + 1);
-      expect(listed.get('lo')).toBe('loopback');
-      expect(listed.get(`va${VETH_PAIRS - 1}`)).toBe('veth');
-      expect(listed.get(`vb${VETH_PAIRS - 1}`)).toBe('veth');
-    });
-  },
-);
+    const run = await lab.exec(
+      'big',
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { timeout: 60_000 },
+    );
+    const listed = new Map(JSON.parse(String(run.stdout)) as [string, string][]);
+    expect(listed.size).toBe(VETH_PAIRS * 2 + 1);
+    expect(listed.get('lo')).toBe('loopback');
+    expect(listed.get(`va${VETH_PAIRS - 1}`)).toBe('veth');
+    expect(listed.get(`vb${VETH_PAIRS - 1}`)).toBe('veth');
+  });
+});

@@ -26,6 +26,7 @@ import {
   startOnTerminal,
 } from '../fixtures/nccl-run-process.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
+import { tier } from '../lab/tier.js';
 
 afterAll(removeReports);
 
@@ -176,53 +177,48 @@ describe('after the exec, on a terminal (pseudo-terminal from script(1))', () =>
   });
 });
 
-describe.skipIf(netnsUnavailable !== null)(
-  `before the exec${netnsUnavailable ? ` (skipped: ${netnsUnavailable})` : ''}`,
-  () => {
-    const lab = new Lab('sig');
-    afterAll(() => lab.cleanup());
+tier('before the exec', netnsUnavailable, () => {
+  const lab = new Lab('sig');
+  afterAll(() => lab.cleanup());
 
-    it('a SIGTERM while the pre-flight waits for the master ends nccl-run at once, and nothing starts', async () => {
-      // A worker whose master, on its own subnet, is nowhere: the check retries until killed.
-      await lab.host('w');
-      await lab.link('w', 'eth0', 'w', 'eth1');
-      await lab.addr('w', 'eth0', '198.18.77.1/24');
-      const report = reportPath();
-      const nccl = spawn(
-        'ip',
-        [
-          ...['netns', 'exec', lab.ns('w'), BIN, '--verify', 'master', '--verify-timeout', '60s'],
-          ...['--torchrun', fixture('report-launcher.js'), '--nnodes=2', '--node-rank=1'],
-          ...['--master-addr=198.18.77.2', '--master-port=29500', 'train.py'],
-        ],
-        { env: { ...process.env, FIXTURE_REPORT: report }, stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      let stderr = '';
-      nccl.stderr?.on('data', (chunk) => {
-        stderr += String(chunk);
-      });
-      const deadline = Date.now() + 15_000;
-      while (!stderr.includes('waiting for') && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(stderr).toContain('waiting for 198.18.77.2:29500');
-      // `ip netns exec` execs nccl-run's shell, whose one child is its Node half.
-      const node = Number(
-        readFileSync(`/proc/${nccl.pid}/task/${nccl.pid}/children`, 'utf8').trim(),
-      );
-      const sent = Date.now();
-      process.kill(nccl.pid as number, 'SIGTERM');
-      const [, signal] = await new Promise<[number | null, string | null]>((resolve) =>
-        nccl.once('exit', (code, sig) => resolve([code, sig])),
-      );
-      expect(signal).toBe('SIGTERM'); // a shell reports it as 143
-      expect(Date.now() - sent).toBeLessThan(1_000);
-      // The Node half sees its shell go and stops too, releasing what it held.
-      while (isRunning(node) && Date.now() - sent < 5_000) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(isRunning(node)).toBe(false);
-      expect(readReport(report)).toBeUndefined();
+  it('a SIGTERM while the pre-flight waits for the master ends nccl-run at once, and nothing starts', async () => {
+    // A worker whose master, on its own subnet, is nowhere: the check retries until killed.
+    await lab.host('w');
+    await lab.link('w', 'eth0', 'w', 'eth1');
+    await lab.addr('w', 'eth0', '198.18.77.1/24');
+    const report = reportPath();
+    const nccl = spawn(
+      'ip',
+      [
+        ...['netns', 'exec', lab.ns('w'), BIN, '--verify', 'master', '--verify-timeout', '60s'],
+        ...['--torchrun', fixture('report-launcher.js'), '--nnodes=2', '--node-rank=1'],
+        ...['--master-addr=198.18.77.2', '--master-port=29500', 'train.py'],
+      ],
+      { env: { ...process.env, FIXTURE_REPORT: report }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    nccl.stderr?.on('data', (chunk) => {
+      stderr += String(chunk);
     });
-  },
-);
+    const deadline = Date.now() + 15_000;
+    while (!stderr.includes('waiting for') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(stderr).toContain('waiting for 198.18.77.2:29500');
+    // `ip netns exec` execs nccl-run's shell, whose one child is its Node half.
+    const node = Number(readFileSync(`/proc/${nccl.pid}/task/${nccl.pid}/children`, 'utf8').trim());
+    const sent = Date.now();
+    process.kill(nccl.pid as number, 'SIGTERM');
+    const [, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+      nccl.once('exit', (code, sig) => resolve([code, sig])),
+    );
+    expect(signal).toBe('SIGTERM'); // a shell reports it as 143
+    expect(Date.now() - sent).toBeLessThan(1_000);
+    // The Node half sees its shell go and stops too, releasing what it held.
+    while (isRunning(node) && Date.now() - sent < 5_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(isRunning(node)).toBe(false);
+    expect(readReport(report)).toBeUndefined();
+  });
+});

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, readReport, removeReports, reportPath } from '../fixtures/fixture-report.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
+import { tier } from '../lab/tier.js';
 
 const BIN = fileURLToPath(new URL('../../bin/nccl-run', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/bin/nccl-run.cjs', import.meta.url));
@@ -61,7 +62,7 @@ const HOSTS = [
   '',
 ].join('\n');
 
-describe.skipIf(netnsUnavailable !== null)('nccl-run resolves on real interfaces', () => {
+tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
   const lab = new Lab('rcli');
   // No nccl-run.env of the checkout's can leak in: SPEC reads ./nccl-run.env by default.
   const cwd = mkdtempSync(join(tmpdir(), 'ncr-resolve-cli-'));

@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteAnswer } from '../../src/host/host-facts.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
+import { tier } from '../lab/tier.js';
 
 const READ = new URL('../../src/host/read-host-facts.ts', import.meta.url).pathname;
 const ROUTES = new URL('../../src/host/routes.ts', import.meta.url).pathname;
@@ -65,7 +66,7 @@ interface Printed {
   replay: RouteAnswer[];
 }
 
-describe.skipIf(netnsUnavailable !== null)('routeTo on a namespace host', () => {
+tier('routeTo on a namespace host', netnsUnavailable, () => {
   const lab = new Lab('rt');
   let withIp: Printed;
   let withoutIp: Printed;
