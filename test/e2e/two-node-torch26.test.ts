@@ -184,6 +184,28 @@ tier('real torchrun 2.6 on two nodes through nccl-run', torchUnavailable('2.6'),
     expect(fixed.report?.mbPerSecond).toBeGreaterThan(DATA_LINK_FLOOR_MB_PER_S);
   });
 
+  it('c10d endpoint given as a name for A’s management address: torch 2.6 hosts there by address, nccl-run warns for 1.13 only', async () => {
+    // The name is not the hostname, but resolves to what the hostname does:
+    // 2.x compares the two names' addresses (utils.py _matches_machine_hostname,
+    // `addr_info[4][0] in host_ip_list`), 1.13 does not (the 1.13 tier shows it).
+    lab.setExtraHosts([`${lab.a.mgmtAddress} trainer-0-mgmt`]);
+    const result = await runJob(
+      lab,
+      job('nccl-run', 29675, {
+        rendezvous: 'c10d',
+        endpointHost: 'trainer-0-mgmt',
+        isHostOnA: false,
+        scriptArgs: ['--mb', '1', '--iters', '1'],
+      }),
+    );
+
+    expect(result.exitCodes, result.output.A + result.output.B).toEqual({ A: 0, B: 0 });
+    expect(result.report?.ranks).toBe(2);
+    expect(result.output.A).toMatch(
+      /the c10d endpoint trainer-0-mgmt resolves to this node's address 203\.0\.113\.1, one its hostname nodeA resolves to: torch 2\.x hosts the store here, but torch 1\.13 .*--rdzv-conf is_host=1/,
+    );
+  });
+
   it('a training script that fails: nccl-run exits with torchrun 2.6’s status', async () => {
     const spec = job('nccl-run', 29680, {
       scriptArgs: ['--mb', '1', '--iters', '1', '--exit-code', '3'],

@@ -19,6 +19,7 @@ import {
 } from '../lab/observe-job.js';
 import { tier } from '../lab/tier.js';
 import {
+  explainJob,
   type JobSpec,
   parseReport,
   runJob,
@@ -131,6 +132,40 @@ tier('real torchrun 1.13 on two nodes through nccl-run', torchUnavailable('1.13'
     // workers its FQDN (elastic/agent/server/api.py _set_master_addr_port,
     // _get_fq_hostname), the name the hostname resolves by.
     expect(result.report?.masterAddr).toBe('nodeA');
+  });
+
+  it('c10d endpoint given as a name for A’s management address: torch 1.13 hosts no store, nccl-run says so', async () => {
+    // The name resolves to what the hostname does, but 1.13 compares a name
+    // only with the hostname and its canonical name (utils.py
+    // _matches_machine_hostname); 2.x hosts here (the 2.6 tier shows it).
+    lab.setExtraHosts([`${lab.a.mgmtAddress} trainer-0-mgmt`]);
+    try {
+      const spec = (launcher: JobSpec['launcher']): JobSpec => ({
+        torch: '1.13',
+        launcher,
+        rendezvous: 'c10d',
+        port: 29535,
+        endpointHost: 'trainer-0-mgmt',
+        isHostOnA: false,
+        // Each client gives up on the store after 5 s (c10d_rendezvous_backend.py
+        // _create_tcp_store read_timeout) instead of 60.
+        torchrunOptions: ['--rdzv_conf', 'read_timeout=5'],
+        scriptArgs: ['--mb', '1', '--iters', '1'],
+        timeoutMs: 60_000,
+      });
+      const alone = await runJob(lab, spec('torchrun'));
+      expect(alone.exitCodes).toEqual({ A: 1, B: 1 });
+      expect(alone.output.A).toMatch(/The connection to the C10d store has failed/);
+
+      const explained = await explainJob(lab, 'A', spec('nccl-run'));
+      expect(explained.warnings).toContainEqual(
+        expect.stringMatching(
+          /^the c10d endpoint trainer-0-mgmt resolves to this node's address 203\.0\.113\.1, .*torch 1\.13 .*add --rdzv-conf is_host=1 on this node$/,
+        ),
+      );
+    } finally {
+      lab.setExtraHosts([]);
+    }
   });
 
   it('a worker node started before the master waits for it, then joins', async () => {

@@ -190,6 +190,28 @@ export function nodeCommand(lab: TwoNodeLab, node: NodeName, job: JobSpec): [str
   ];
 }
 
+/** What `nccl-run explain --json` says (SPEC "Outputs"), as far as the lab's tests read it. */
+export interface Explained {
+  decision: { interface: string; address: string } | null;
+  env: Record<string, string>;
+  warnings: string[];
+}
+
+/** `nccl-run explain --json` on a node for the job's torchrun argv: nccl-run's view, nothing launched. */
+export async function explainJob(
+  lab: TwoNodeLab,
+  node: NodeName,
+  job: JobSpec,
+): Promise<Explained> {
+  const { stdout } = await lab.run(
+    node,
+    NCCL_RUN_BIN,
+    ['explain', '--json', '--log-level', 'silent', ...torchrunArgs(lab, node, job)],
+    { timeout: 30_000 },
+  );
+  return JSON.parse(String(stdout)) as Explained;
+}
+
 /** Starts one node's side of the job; the promise resolves with its result, never rejects. */
 export function startNode(
   lab: TwoNodeLab,
