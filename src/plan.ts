@@ -1,13 +1,14 @@
 /**
  * The data flow of one invocation, top to bottom (STYLE.md):
- * job shape → host facts → master → decision → variables.
+ * job shape (and the NCCL it loads, with NCCL's own files) → host facts →
+ * master → decision → variables → what NCCL and Gloo will bind.
  * Verification and launch happen in main, after whatever the command prints.
  */
 import { optionError, type Settled } from './cli/config.js';
 import { detectCluster } from './cluster/detect-cluster.js';
 import { expandHostlist } from './cluster/slurm-hostlist.js';
 import { exportVariables, type Variables } from './env/export-variables.js';
-import { bindAddressWarning, ncclSettingWarnings } from './env/nccl-pick-warnings.js';
+import { ncclPicture } from './env/nccl-picture.js';
 import { userValue } from './env/user-value.js';
 import { ConfigError } from './errors.js';
 import type { HostFacts, RouteAnswer } from './host/host-facts.js';
@@ -20,17 +21,8 @@ import type { JobShape } from './job/job-shape.js';
 import { readJobShape } from './job/read-job-shape.js';
 import type { Decision, ResolveContext } from './resolve/decision.js';
 import { buildExcludes } from './resolve/excludes.js';
-import { glooPick } from './resolve/gloo-pick.js';
 import { resolveMaster } from './resolve/master.js';
-import {
-  commIdHost,
-  type NcclBind,
-  type NcclRules,
-  ncclPick,
-  ncclRules,
-  ncclSettings,
-} from './resolve/nccl-pick.js';
-import { reachMaster } from './resolve/reach-master.js';
+import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './resolve/nccl-pick.js';
 import { runChain } from './resolve/run-chain.js';
 import { settleFamily } from './resolve/settle-family.js';
 import { isSingleNode } from './resolve/single-node.js';
@@ -146,29 +138,27 @@ export async function makePlan(
       conf.origins[name] ?? (name in processEnv ? 'the environment' : 'the env file'),
     ]),
   );
-  const settings = ncclSettings({ ...conf.values, ...childEnv });
-  const pick = ncclPick(facts, settings, rules, commIdAddress);
   const keptIfname = exported.kept.NCCL_SOCKET_IFNAME;
-  const ncclWarnings = ncclSettingWarnings({
+  const picture = ncclPicture({
     facts,
-    settings,
-    pick,
-    reach: reachMaster(facts, context),
-    chosen: decision.interface,
+    context,
+    decision,
+    conf,
+    userEnv,
+    childEnv,
     keptIfname:
       keptIfname === undefined
         ? null
         : { value: keptIfname, from: keptFrom.NCCL_SOCKET_IFNAME ?? 'the environment' },
     commIdAddress,
-    masterAddresses: wanted,
+    hostnameAddresses,
   });
-  const bindWarning = bindAddressWarning(facts, pick, wanted);
   const variables: Variables = {
     ...exported,
     warnings: [
-      ...ncclWarnings,
+      ...picture.settingWarnings,
       ...exported.warnings,
-      ...(bindWarning === null ? [] : [bindWarning]),
+      ...(picture.bindWarning === null ? [] : [picture.bindWarning]),
     ],
   };
 
@@ -181,11 +171,8 @@ export async function makePlan(
     decision,
     variables,
     keptFrom,
-    nccl: { version: ncclVersion, rules, pick },
-    unmanaged: {
-      nccl: ncclPick(facts, ncclSettings(ncclView), rules, commIdAddress),
-      gloo: glooPick(facts, userValue(userEnv, 'GLOO_SOCKET_IFNAME'), hostnameAddresses),
-    },
+    nccl: { version: ncclVersion, rules, pick: picture.pick },
+    unmanaged: picture.unmanaged,
     peers:
       options.peers !== null ? expandPeers(options.peers, settled.sources.peers) : job.clusterPeers,
     command: [...options.torchrun, ...torchrunArgv],

@@ -11,6 +11,9 @@
  *  - the routing table (route-table.ts).
  * An interface that exists in /sys but holds no address is listed too: a bond
  * member or a down NIC is exactly what a user needs to see in `explain`.
+ * Order matters (HostFacts): interfaces by ifindex; each one's addresses as
+ * Node lists them (libuv's getifaddrs walk), then those only ip knows (a link
+ * that is not running), in ip's order, which is the same netlink dump.
  */
 import { hostname, networkInterfaces } from 'node:os';
 import type { HostFacts, InterfaceAddress, InterfaceFacts } from './host-facts.js';

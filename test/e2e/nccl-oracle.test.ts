@@ -234,6 +234,7 @@ interface Explained {
   decision: { interface: string; address: string; family: string };
   env: Record<string, string>;
   kept: Record<string, string>;
+  keptFrom: Record<string, string>;
   warnings: string[];
   nccl: { version: string | null; rules: string; pick: Bind };
   unmanaged: { nccl: Bind; gloo: Bind };
@@ -347,6 +348,10 @@ tier('NCCL oracle: the real NCCL 2.22 binds what nccl-run reports', unavailable,
     expect(explained.nccl?.pick, given.log).toEqual(given.bind);
     expect(explained.unmanaged?.nccl, nothing.log).toEqual(nothing.bind);
     expect(explained.nccl?.version).toBe('2.22.3');
+    const kept = row.env?.NCCL_SOCKET_IFNAME ?? row.home?.match(/^NCCL_SOCKET_IFNAME=(.*)$/m)?.[1];
+    expect(explained.kept.NCCL_SOCKET_IFNAME).toBe(kept);
+    if (row.home !== undefined)
+      expect(explained.keptFrom.NCCL_SOCKET_IFNAME).toBe('/root/.nccl.conf');
     expect(explained.nccl?.rules).toBe('2.19-2.27');
     if (row.warns !== undefined) expect(explained.warnings.join('\n')).toMatch(row.warns);
   });

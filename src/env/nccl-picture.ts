@@ -1,0 +1,75 @@
+/**
+ * What NCCL and Gloo will bind (SPEC "NCCL's own pick", "Outputs"): NCCL's
+ * pick with the environment torchrun gets plus NCCL's own files; what NCCL
+ * and Gloo would bind if nccl-run set nothing; and the warnings about NCCL's
+ * pick. Pure: plan.ts reads the files and resolves the names.
+ */
+import type { HostFacts } from '../host/host-facts.js';
+import type { NcclConf } from '../host/nccl-conf.js';
+import type { Decision, ResolveContext } from '../resolve/decision.js';
+import { glooPick } from '../resolve/gloo-pick.js';
+import { type NcclBind, ncclPick, ncclSettings } from '../resolve/nccl-pick.js';
+import { reachMaster } from '../resolve/reach-master.js';
+import { bindAddressWarning, ncclSettingWarnings } from './nccl-pick-warnings.js';
+import { userValue } from './user-value.js';
+
+export interface PictureInput {
+  facts: HostFacts;
+  context: ResolveContext;
+  decision: Decision;
+  conf: NcclConf;
+  /** What the user set: the env file below the process environment. */
+  userEnv: Readonly<Record<string, string>>;
+  /** torchrun's environment: the user's and what nccl-run sets. */
+  childEnv: Readonly<Record<string, string>>;
+  /** The user's NCCL_SOCKET_IFNAME when nccl-run kept it, and where it came from. */
+  keptIfname: { value: string; from: string } | null;
+  commIdAddress: string | null;
+  hostnameAddresses: readonly string[];
+}
+
+export interface Picture {
+  /** What NCCL binds in the job. */
+  pick: NcclBind | null;
+  unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
+  /** About the user's own settings (NCCL_COMM_ID, a kept NCCL_SOCKET_IFNAME): they come first. */
+  settingWarnings: string[];
+  /** About the host's address order: after the others. */
+  bindWarning: string | null;
+}
+
+export function ncclPicture(input: PictureInput): Picture {
+  const { facts, context, conf } = input;
+  const rules = context.ncclRules;
+  // NCCL's files count only where the environment leaves a variable unset.
+  const settings = ncclSettings({ ...conf.values, ...input.childEnv });
+  const pick = ncclPick(facts, settings, rules, input.commIdAddress);
+  const masters = context.master?.addresses ?? [];
+  return {
+    pick,
+    unmanaged: {
+      nccl: ncclPick(
+        facts,
+        ncclSettings({ ...conf.values, ...input.userEnv }),
+        rules,
+        input.commIdAddress,
+      ),
+      gloo: glooPick(
+        facts,
+        userValue(input.userEnv, 'GLOO_SOCKET_IFNAME'),
+        input.hostnameAddresses,
+      ),
+    },
+    settingWarnings: ncclSettingWarnings({
+      facts,
+      settings,
+      pick,
+      reach: reachMaster(facts, context),
+      chosen: input.decision.interface,
+      keptIfname: input.keptIfname,
+      commIdAddress: input.commIdAddress,
+      masterAddresses: masters,
+    }),
+    bindWarning: bindAddressWarning(facts, pick, masters),
+  };
+}
