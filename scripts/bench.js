@@ -51,15 +51,19 @@ const NCCL_RUN_DRY = [
  */
 function startupMedians(ctx) {
   return ctx.shared('startup', async () => {
+    // PATH and HOME only, as a user's shell has them: a NODE_EXTRA_CA_CERTS, as
+    // this machine sets, costs Node ~90 ms at every start and hides nccl-run's own.
+    const options = {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    };
     try {
-      timeOnce(NCCL_RUN_DRY, { cwd: root });
+      timeOnce(NCCL_RUN_DRY, options);
     } catch (ncclRunError) {
-      const [bare] = interleavedWallTimes([BARE_NODE], ctx.runs, { cwd: root });
+      const [bare] = interleavedWallTimes([BARE_NODE], ctx.runs, options);
       return { bare: median(bare), ncclRunError };
     }
-    const [bare, ncclRun] = interleavedWallTimes([BARE_NODE, NCCL_RUN_DRY], ctx.runs, {
-      cwd: root,
-    });
+    const [bare, ncclRun] = interleavedWallTimes([BARE_NODE, NCCL_RUN_DRY], ctx.runs, options);
     // Paired: each round's two runs saw the same moment of a shared machine.
     const ratios = ncclRun.map((time, round) => time / bare[round]);
     return { bare: median(bare), ncclRun: median(ncclRun), ratio: median(ratios) };
