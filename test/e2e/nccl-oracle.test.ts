@@ -51,6 +51,8 @@ interface Row {
   warns?: RegExp;
   /** nccl-run refuses the job: its exit status and message. */
   refuses?: { exitCode: number; message: RegExp };
+  /** The NCCL_SOCKET_IFNAME nccl-run keeps, when not the row's own (env or ~/.nccl.conf). */
+  keeps?: string | null;
 }
 
 const job = (master: string) => [
@@ -159,6 +161,15 @@ const ROWS: Row[] = [
     refuses: { exitCode: 69, message: /=\^eth1.*matches no/ },
   },
   {
+    layout: 'prefix-names',
+    setting: 'NCCL_SOCKET_IFNAME=e (ignored)',
+    torchrun: job('198.18.10.1'),
+    env: { NCCL_SOCKET_IFNAME: 'e' },
+    decision: 'eth10 198.18.10.5',
+    keeps: null,
+    warns: /shorter than 2 characters/,
+  },
+  {
     layout: 'ib0-unrelated',
     setting: 'nothing set',
     torchrun: job('198.18.5.1'),
@@ -177,6 +188,14 @@ const ROWS: Row[] = [
     env: { NCCL_SOCKET_IFNAME: '^docker,lo' },
     decision: 'eth1 2001:db8:6::5',
     warns: /eth0 fe80::.*link-local.*does not reach the master.*eth1/,
+  },
+  {
+    layout: 'dual-stack',
+    setting: 'NCCL_SOCKET_FAMILY=AF_INET6, IPv4 master',
+    torchrun: job('198.18.6.1'),
+    env: { NCCL_SOCKET_FAMILY: 'AF_INET6' },
+    decision: 'eth1 198.18.6.5',
+    warns: /NCCL_SOCKET_FAMILY=AF_INET6 \(yours, kept\)/,
   },
   {
     layout: 'ipv6-only-nic',
@@ -320,9 +339,10 @@ tier('NCCL oracle: the real NCCL 2.22 binds what nccl-run reports', unavailable,
       row.home,
     );
     const decision = `${explained.decision.interface} ${explained.decision.address}`;
+    // Where the user's own NCCL settings stay, NCCL binds by them, not by the decision.
     const ncclOwn =
-      row.env?.NCCL_SOCKET_IFNAME !== undefined ||
-      row.home !== undefined ||
+      'NCCL_SOCKET_IFNAME' in explained.kept ||
+      'NCCL_SOCKET_FAMILY' in explained.kept ||
       row.env?.NCCL_COMM_ID !== undefined;
     const equal =
       show(explained.nccl?.pick) === show(given.bind) &&
@@ -348,7 +368,10 @@ tier('NCCL oracle: the real NCCL 2.22 binds what nccl-run reports', unavailable,
     expect(explained.nccl?.pick, given.log).toEqual(given.bind);
     expect(explained.unmanaged?.nccl, nothing.log).toEqual(nothing.bind);
     expect(explained.nccl?.version).toBe('2.22.3');
-    const kept = row.env?.NCCL_SOCKET_IFNAME ?? row.home?.match(/^NCCL_SOCKET_IFNAME=(.*)$/m)?.[1];
+    const kept =
+      row.keeps !== undefined
+        ? (row.keeps ?? undefined)
+        : (row.env?.NCCL_SOCKET_IFNAME ?? row.home?.match(/^NCCL_SOCKET_IFNAME=(.*)$/m)?.[1]);
     expect(explained.kept.NCCL_SOCKET_IFNAME).toBe(kept);
     if (row.home !== undefined)
       expect(explained.keptFrom.NCCL_SOCKET_IFNAME).toBe('/root/.nccl.conf');
