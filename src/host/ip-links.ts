@@ -11,6 +11,8 @@ import { familyOf } from './ip-address.js';
 
 export interface IpLink {
   name: string;
+  /** The kernel's index: the order getifaddrs lists links in. */
+  ifindex: number | null;
   /** IFLA_INFO_KIND; null for a plain NIC, which has no rtnl_link_ops. */
   kind: string | null;
   /** IFLA_INFO_SLAVE_KIND: the kind of the master this interface is enslaved to (bond, bridge, team). */
@@ -19,6 +21,7 @@ export interface IpLink {
 }
 
 const ipLinkSchema = z.looseObject({
+  ifindex: z.optional(z.number()),
   ifname: z.string(),
   linkinfo: z.optional(
     z.looseObject({
@@ -37,9 +40,10 @@ export function parseIpAddrShow(json: unknown): IpLink[] {
   for (const entry of json) {
     const parsed = ipLinkSchema.safeParse(entry);
     if (!parsed.success) continue;
-    const { ifname, linkinfo, addr_info } = parsed.data;
+    const { ifindex, ifname, linkinfo, addr_info } = parsed.data;
     links.push({
       name: ifname,
+      ifindex: ifindex ?? null,
       kind: linkinfo?.info_kind ?? null,
       slaveKind: linkinfo?.info_slave_kind ?? null,
       addresses: (addr_info ?? []).flatMap(toInterfaceAddress),

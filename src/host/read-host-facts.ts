@@ -75,8 +75,12 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
     if (!sysfsByName.has(name)) sysfsByName.set(name, readSysfsInterface(sources.sysRoot, name));
   }
 
+  // Kernel order: sysfs's ifindex, else ip's; links neither knows keep the order they were
+  // found in, which for Node's list is getifaddrs' own.
+  const ifindex = (entry: SysfsInterface) =>
+    entry.ifindex ?? ipByName.get(entry.name)?.ifindex ?? Number.MAX_SAFE_INTEGER;
   const interfaces = [...sysfsByName.values()]
-    .sort(byIndexThenName)
+    .sort((a, b) => ifindex(a) - ifindex(b))
     .map((entry) =>
       interfaceFacts(
         entry,
@@ -122,9 +126,4 @@ function mergeAddresses(first: InterfaceAddress[], second: InterfaceAddress[]): 
     if (!known) merged.push(candidate);
   }
   return merged;
-}
-
-function byIndexThenName(a: SysfsInterface, b: SysfsInterface): number {
-  const order = (a.ifindex ?? Number.MAX_SAFE_INTEGER) - (b.ifindex ?? Number.MAX_SAFE_INTEGER);
-  return order !== 0 ? order : a.name.localeCompare(b.name);
 }

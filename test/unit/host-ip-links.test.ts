@@ -31,6 +31,7 @@ describe('parseIpAddrShow', () => {
     expect(parseIpAddrShow(json)).toEqual([
       {
         name: 'v1',
+        ifindex: 2,
         kind: 'veth',
         slaveKind: 'bridge',
         addresses: [
@@ -39,11 +40,12 @@ describe('parseIpAddrShow', () => {
       },
       {
         name: 'tap0',
+        ifindex: 8,
         kind: 'tun',
         slaveKind: null,
         addresses: [{ address: '198.18.7.1', family: 'ipv4', prefixLength: 24, scope: 'global' }],
       },
-      { name: 'eth0', kind: null, slaveKind: null, addresses: [] },
+      { name: 'eth0', ifindex: 4, kind: null, slaveKind: null, addresses: [] },
     ]);
   });
 
