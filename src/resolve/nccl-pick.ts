@@ -143,7 +143,8 @@ function walk(facts: HostFacts): WalkEntry[] {
   return entries;
 }
 
-function socketFamily(value: string | null): Family | null {
+/** The family NCCL_SOCKET_FAMILY forces; null for any other value, which NCCL ignores. */
+export function socketFamily(value: string | null): Family | null {
   if (value === SOCKET_FAMILY.ipv4) return 'ipv4';
   if (value === SOCKET_FAMILY.ipv6) return 'ipv6';
   return null;

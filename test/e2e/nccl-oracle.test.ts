@@ -3,9 +3,11 @@
  * hosts shaped like real clusters' nodes, the real NCCL 2.22 (Debian 13's
  * libnccl2, through test/lab/nccl-oracle.ts) is given exactly what nccl-run
  * exports, and must bind the interface and the address nccl-run reports as
- * its decision; under a kept NCCL_SOCKET_IFNAME (or NCCL_COMM_ID), the pick
- * nccl-run reports for NCCL (`nccl.pick`) must be NCCL's real one; and with
- * nothing set, `unmanaged.nccl` must be NCCL's real default pick.
+ * its decision; under the user's own NCCL settings (a kept
+ * NCCL_SOCKET_IFNAME or NCCL_SOCKET_FAMILY, in the environment or
+ * ~/.nccl.conf, or NCCL_COMM_ID), the pick nccl-run reports for NCCL
+ * (`nccl.pick`) must be NCCL's real one; and with nothing set by nccl-run,
+ * `unmanaged.nccl` must be NCCL's real pick.
  *
  * nccl-run runs on the host as a user runs it (explain --json, --verify none,
  * its own hostname and /etc/hosts); NCCL_VERSION=2.22.3 stands for what

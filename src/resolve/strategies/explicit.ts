@@ -10,7 +10,7 @@ import { predicate } from '../candidates.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
 import { ncclHonoursIfname, ncclIfnameMatches, parseNcclIfname } from '../nccl-ifname.js';
-import { ncclPick, SOCKET_FAMILY } from '../nccl-pick.js';
+import { ncclPick, SOCKET_FAMILY, socketFamily } from '../nccl-pick.js';
 import { reachMaster } from '../reach-master.js';
 import { isUp, unusableReason, usableAddress } from '../usable.js';
 
@@ -118,8 +118,7 @@ function syntaxHint(value: string): string {
 /** Why NCCL takes no address of a matching interface. */
 function nothingTaken(iface: InterfaceFacts, family: string, context: ResolveContext): string {
   if (context.ncclRules === '2.28+' && !isUp(iface)) return 'not running (NCCL 2.28+ skips it)';
-  const wanted =
-    family === SOCKET_FAMILY.ipv4 ? 'ipv4' : family === SOCKET_FAMILY.ipv6 ? 'ipv6' : null;
+  const wanted = socketFamily(family);
   const taken = iface.addresses.filter((a) => wanted === null || a.family === wanted);
   if (taken.length === 0)
     return wanted === null ? 'no address' : `no ${familyLabel(wanted)} address (${family})`;
