@@ -63,6 +63,54 @@ export interface RouteEntry {
   type: 'unicast' | 'local';
 }
 
+/**
+ * One entry of a port's GID table (ports/N/gids/I, gid_attrs/types/I and
+ * gid_attrs/ndevs/I in Documentation/ABI/stable/sysfs-class-infiniband).
+ * Empty slots, which the kernel prints as all zeros, are left out.
+ */
+export interface GidEntry {
+  index: number;
+  /** As sysfs prints it (%pI6): eight groups of four hex digits. */
+  gid: string;
+  /** "IB/RoCE v1" or "RoCE v2"; null when unreadable. */
+  type: string | null;
+  /** The netdev the GID belongs to (RoCE); null for InfiniBand GIDs. */
+  netdev: string | null;
+}
+
+/** One port of an RDMA device (/sys/class/infiniband/DEV/ports/N). */
+export interface RdmaPortFacts {
+  port: number;
+  /** ACTIVE, DOWN, INIT, ... (ports/N/state without its number); null when unreadable. */
+  state: string | null;
+  /** LinkUp, Polling, Disabled, ... (ports/N/phys_state without its number). */
+  physState: string | null;
+  /** InfiniBand, Ethernet (RoCE), or Unknown (EFA and other unspecified link layers). */
+  linkLayer: string | null;
+  /** ports/N/rate in Gb/s: 200 for "200 Gb/sec (4X HDR)". */
+  rateGbps: number | null;
+  /** The netdev behind the port (RoCE: GID 0's netdev; IPoIB: by dev_port). */
+  netdev: string | null;
+  /** How many slots the GID table has (ports/N/gids lists one file per slot). */
+  gidTableLength: number;
+  gids: GidEntry[];
+}
+
+export interface RdmaDeviceFacts {
+  /** e.g. mlx5_0 */
+  name: string;
+  /** Its verbs character device, e.g. uverbs0 (infiniband_verbs/uverbsN/ibdev); null without ib_uverbs. */
+  verbs: string | null;
+  ports: RdmaPortFacts[];
+}
+
+/** What NCCL's IB transport can find here (SPEC "RDMA transport"). */
+export interface RdmaFacts {
+  devices: RdmaDeviceFacts[];
+  /** The entries of /dev/infiniband that exist (uverbs0, rdma_cm, ...); none in a container started without them. */
+  deviceFiles: string[];
+}
+
 export interface HostFacts {
   hostname: string;
   /**
@@ -73,6 +121,8 @@ export interface HostFacts {
   interfaces: InterfaceFacts[];
   /** The routing table; used to answer "which interface reaches X" when replaying a snapshot. */
   routes: RouteEntry[];
+  /** Absent from snapshots taken before nccl-run read RDMA devices: then none are known. */
+  rdma?: RdmaFacts;
 }
 
 /** The kernel's answer to "how do I reach this address". */
