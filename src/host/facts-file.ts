@@ -3,18 +3,19 @@
  * reading this host (for tests, and for reproducing a user's report).
  *
  * Accepted shapes (JSON):
- *  - a bare HostFacts: `{ "hostname", "interfaces": [...], "routes": [...] }`;
- *  - the output of `nccl-run explain --json`, which prints the same three keys
+ *  - a bare HostFacts: `{ "hostname", "interfaces": [...], "routes": [...], "rdma" }`;
+ *  - the output of `nccl-run explain --json`, which prints the same keys
  *    at its top level next to `master`, `decision`, `trace`... (ignored here).
  * `interfaces` is required. `hostname` may be spelled `host` (a string) or be
  * missing (then ''); `routes` may be missing (then [], and the `route`
- * strategy finds no route). Unknown keys anywhere are ignored.
+ * strategy finds no route); `rdma` may be missing (a snapshot from before
+ * nccl-run read RDMA devices: none known). Unknown keys anywhere are ignored.
  */
 import { readFileSync } from 'node:fs';
 import * as z from 'zod/mini';
 import '../zod-english.js';
 import { ConfigError } from '../errors.js';
-import { interfaceFactsSchema, routeEntrySchema } from './facts-schema.js';
+import { interfaceFactsSchema, rdmaFactsSchema, routeEntrySchema } from './facts-schema.js';
 import type { HostFacts } from './host-facts.js';
 
 export { hostFactsSchema } from './facts-schema.js';
@@ -24,6 +25,7 @@ const factsFileSchema = z.object({
   host: z.optional(z.unknown()),
   interfaces: z.array(interfaceFactsSchema),
   routes: z.optional(z.array(routeEntrySchema)),
+  rdma: z.optional(rdmaFactsSchema),
 });
 
 /** Reads a facts snapshot (the `facts` of explain --json, or a bare HostFacts). */
@@ -44,11 +46,12 @@ export function readFactsFile(path: string): HostFacts {
   if (!parsed.success) {
     throw new ConfigError(`facts file ${path}: ${describeIssue(parsed.error.issues[0], json)}`);
   }
-  const { hostname, host, interfaces, routes } = parsed.data;
+  const { hostname, host, interfaces, routes, rdma } = parsed.data;
   return {
     hostname: hostname ?? (typeof host === 'string' ? host : ''),
     interfaces,
     routes: routes ?? [],
+    ...(rdma === undefined ? {} : { rdma }),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The HostFacts contract (host-facts.ts) as a zod schema, for values that come
  * from outside: `--facts` snapshots. Unknown keys are dropped (explain --json
- * adds a verdict per interface); every field of the contract is required.
+ * adds a verdict per interface); every field of the contract is required but
+ * `rdma`, which snapshots from before nccl-run read RDMA devices lack.
  */
 import * as z from 'zod/mini';
 import type { HostFacts } from './host-facts.js';
@@ -99,8 +100,43 @@ export const routeEntrySchema = z
     }),
   );
 
+/** %pI6, as ports/N/gids/I prints a GID (lib/vsprintf.c ip6_string): eight groups of four hex digits. */
+const GID_TEXT = /^[0-9a-f]{4}(?::[0-9a-f]{4}){7}$/;
+
+const gidEntrySchema = z.object({
+  index: z.number().check(z.int(), z.gte(0)),
+  gid: z
+    .string()
+    .check(z.regex(GID_TEXT, 'expected a GID as sysfs prints it (8 groups of 4 hex digits)')),
+  type: z.nullable(z.string()),
+  netdev: z.nullable(z.string()),
+});
+
+const rdmaPortSchema = z.object({
+  port: z.number().check(z.int(), z.positive()),
+  state: z.nullable(z.string()),
+  physState: z.nullable(z.string()),
+  linkLayer: z.nullable(z.string()),
+  rateGbps: z.nullable(z.number().check(z.positive())),
+  netdev: z.nullable(z.string()),
+  gidTableLength: z.number().check(z.int(), z.gte(0)),
+  gids: z.array(gidEntrySchema),
+});
+
+export const rdmaFactsSchema = z.object({
+  devices: z.array(
+    z.object({
+      name: z.string().check(z.minLength(1)),
+      verbs: z.nullable(z.string()),
+      ports: z.array(rdmaPortSchema),
+    }),
+  ),
+  deviceFiles: z.array(z.string()),
+});
+
 export const hostFactsSchema = z.object({
   hostname: z.string(),
   interfaces: z.array(interfaceFactsSchema),
   routes: z.array(routeEntrySchema),
+  rdma: z.optional(rdmaFactsSchema),
 }) satisfies z.ZodMiniType<HostFacts>;
