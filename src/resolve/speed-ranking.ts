@@ -13,7 +13,7 @@ const HARDWARE_KINDS: ReadonlySet<InterfaceKind> = new Set(['physical', 'bond', 
  * option gives), written out because creating a Collator loads ICU's
  * collation data: 10 ms of every run's start-up, measured with --cpu-prof.
  */
-function compareNames(a: string, b: string): number {
+export function compareNames(a: string, b: string): number {
   const runsA = a.match(/\d+|\D+/g) ?? [];
   const runsB = b.match(/\d+|\D+/g) ?? [];
   for (let i = 0; i < Math.min(runsA.length, runsB.length); i += 1) {
