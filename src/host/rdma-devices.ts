@@ -1,69 +1,105 @@
 /**
- * The RDMA device behind each network interface (SPEC: "the RDMA device behind
- * it if any": the netdevs listed under /sys/class/infiniband/DEV/device/net), with the port that
- * carries it and that port's state (ports/N/state reads "4: ACTIVE").
+ * The RDMA devices in /sys/class/infiniband, as NCCL's IB transport will see
+ * them (SPEC "RDMA transport"), and the device and port behind each netdev
+ * (SPEC: "the RDMA device behind it if any": the netdevs listed under
+ * /sys/class/infiniband/DEV/device/net).
  *
- * Which port belongs to which netdev (drivers/infiniband/core/sysfs.c):
- * a RoCE port names its netdev in ports/N/gid_attrs/ndevs/0; otherwise a
- * device with one port has only that one, and a multi-port device shared by
- * one PCI function (mlx4) numbers its netdevs by dev_port, 0-based.
+ * Per port (Documentation/ABI/stable/sysfs-class-infiniband; the text formats
+ * are drivers/infiniband/core/sysfs.c's): state "4: ACTIVE", phys_state
+ * "5: LinkUp", link_layer "InfiniBand" | "Ethernet" | "Unknown", rate
+ * "200 Gb/sec (4X HDR)", and the GID table (rdma-gids.ts).
+ *
+ * Which port belongs to which netdev: a RoCE port names its netdev in
+ * ports/N/gid_attrs/ndevs/0; otherwise a device with one port has only that
+ * one, and a multi-port device shared by one PCI function (mlx4) numbers its
+ * netdevs by dev_port, 0-based.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RdmaDevice } from './host-facts.js';
+import { compareNames } from '../resolve/speed-ranking.js';
+import { attempt } from './attempt.js';
+import type { RdmaDevice, RdmaDeviceFacts, RdmaPortFacts } from './host-facts.js';
+import { readGidTable } from './rdma-gids.js';
+import { readSysfsText } from './sysfs-text.js';
 
-export async function readRdmaDevices(sysRoot: string): Promise<Map<string, RdmaDevice>> {
+export interface RdmaDevices {
+  devices: RdmaDeviceFacts[];
+  /** netdev → the device and port behind it (InterfaceFacts.rdma). */
+  byNetdev: Map<string, RdmaDevice>;
+}
+
+/** verbs: each device's uverbs character device (rdma-device-files.ts readVerbsDevices). */
+export function readRdmaDevices(sysRoot: string, verbs: ReadonlyMap<string, string>): RdmaDevices {
   const classDir = join(sysRoot, 'class/infiniband');
-  const devices = await readdir(classDir).catch(() => []);
-  const perDevice = await Promise.all(devices.map((device) => readRdmaDevice(classDir, device)));
-  return new Map(perDevice.flat());
+  const names = (attempt(() => readdirSync(classDir)) ?? []).sort(compareNames);
+  const byNetdev = new Map<string, RdmaDevice>();
+  const devices = names.map((name): RdmaDeviceFacts => {
+    const dir = join(classDir, name);
+    const netdevs = (attempt(() => readdirSync(join(dir, 'device/net'))) ?? []).sort(compareNames);
+    const devPorts = new Map(
+      netdevs.map((netdev) => [netdev, devPortOf(join(dir, 'device/net', netdev))]),
+    );
+    const numbers = (attempt(() => readdirSync(join(dir, 'ports'))) ?? [])
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number)
+      .sort((a, b) => a - b);
+    const roceNetdevs = new Map(
+      numbers.map((port) => [
+        port,
+        readSysfsText(join(dir, 'ports', String(port), 'gid_attrs/ndevs/0')),
+      ]),
+    );
+    const portOf = (netdev: string): number | null => {
+      const roce = [...roceNetdevs].find(([, roceNetdev]) => roceNetdev === netdev);
+      if (roce) return roce[0];
+      if (numbers.length === 1) return numbers[0] ?? null;
+      const devPort = devPorts.get(netdev);
+      return devPort != null && numbers.includes(devPort + 1) ? devPort + 1 : null;
+    };
+    const ports = numbers.map((port) =>
+      readPort(
+        join(dir, 'ports', String(port)),
+        port,
+        roceNetdevs.get(port) ?? netdevs.find((netdev) => portOf(netdev) === port) ?? null,
+      ),
+    );
+    for (const netdev of netdevs) {
+      const port = portOf(netdev);
+      const state = ports.find((entry) => entry.port === port)?.state ?? null;
+      byNetdev.set(netdev, { device: name, port, state });
+    }
+    return { name, verbs: verbs.get(name) ?? null, ports };
+  });
+  return { devices, byNetdev };
 }
 
-async function readRdmaDevice(
-  classDir: string,
-  device: string,
-): Promise<Array<[string, RdmaDevice]>> {
-  const deviceDir = join(classDir, device);
-  const [netdevs, portNames] = await Promise.all([
-    readdir(join(deviceDir, 'device/net')).catch(() => []),
-    readdir(join(deviceDir, 'ports')).catch(() => []),
-  ]);
-  const ports = portNames.map(Number).filter(Number.isInteger);
-  const roceNetdevs = await Promise.all(
-    ports.map((port) => readText(join(deviceDir, 'ports', String(port), 'gid_attrs/ndevs/0'))),
-  );
-  return Promise.all(
-    netdevs.map(async (netdev): Promise<[string, RdmaDevice]> => {
-      const port = await portOf(netdev, ports, roceNetdevs, join(deviceDir, 'device/net', netdev));
-      const state =
-        port === null ? null : await readText(join(deviceDir, 'ports', String(port), 'state'));
-      return [netdev, { device, port, state: state === null ? null : portState(state) }];
-    }),
-  );
+function readPort(dir: string, port: number, netdev: string | null): RdmaPortFacts {
+  const read = (attribute: string) => readSysfsText(join(dir, attribute));
+  const table = readGidTable(dir);
+  return {
+    port,
+    state: withoutNumber(read('state')),
+    physState: withoutNumber(read('phys_state')),
+    linkLayer: read('link_layer'),
+    rateGbps: rateOf(read('rate')),
+    netdev,
+    gidTableLength: table.length,
+    gids: table.gids,
+  };
 }
 
-async function portOf(
-  netdev: string,
-  ports: number[],
-  roceNetdevs: Array<string | null>,
-  netdevDir: string,
-): Promise<number | null> {
-  const roce = roceNetdevs.indexOf(netdev);
-  if (roce !== -1) return ports[roce] ?? null;
-  if (ports.length === 1) return ports[0] ?? null;
-  const devPort = await readText(join(netdevDir, 'dev_port'));
-  const port = devPort !== null && /^\d+$/.test(devPort) ? Number(devPort) + 1 : null;
-  return port !== null && ports.includes(port) ? port : null;
+/** "4: ACTIVE" → "ACTIVE", "5: LinkUp" → "LinkUp" (state_show, phys_state_show: "%u: %s"). */
+function withoutNumber(text: string | null): string | null {
+  return text === null ? null : text.replace(/^\d+:\s*/, '');
 }
 
-/** "4: ACTIVE" → "ACTIVE" (ib_port_state names, as ibstat prints them). */
-function portState(text: string): string {
-  return text.replace(/^\d+:\s*/, '');
+/** rate_show: "%d%s Gb/sec (%dX%s)", the %s being ".5" or nothing: "2.5 Gb/sec (1X SDR)" → 2.5. */
+function rateOf(text: string | null): number | null {
+  const match = text === null ? null : /^(\d+(?:\.5)?) Gb\/sec/.exec(text);
+  return match?.[1] ? Number(match[1]) || null : null;
 }
 
-async function readText(path: string): Promise<string | null> {
-  return readFile(path, 'utf8').then(
-    (text) => text.trim(),
-    () => null,
-  );
+function devPortOf(netdevDir: string): number | null {
+  const text = readSysfsText(join(netdevDir, 'dev_port'));
+  return text !== null && /^\d+$/.test(text) ? Number(text) : null;
 }

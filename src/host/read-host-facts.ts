@@ -1,13 +1,16 @@
 /**
  * Reads this host's network once (STYLE.md: strategies only see the result).
  *
- * Sources (iproute2 and the /proc and RDMA reads run while sysfs is read):
+ * Sources (iproute2 and the /proc reads run while sysfs is read):
  *  - /sys/class/net/IF: state, carrier, speed, MTU, master, and the markers
  *    of the link's kind (sysfs-interface.ts, interface-kind.ts);
  *  - os.networkInterfaces(): addresses of interfaces that are up and running;
  *  - `ip -j -d addr show`, when iproute2 is installed: addresses of the other
  *    interfaces too (down, no carrier), and the kernel's name for the link kind;
- *  - /sys/class/infiniband: the RDMA device behind an interface;
+ *  - /sys/class/infiniband, /sys/class/infiniband_verbs and /dev/infiniband:
+ *    the RDMA devices, their ports and GID tables, the device behind an
+ *    interface, and whether NCCL can open them (rdma-devices.ts,
+ *    rdma-device-files.ts);
  *  - the routing table (route-table.ts).
  * An interface that exists in /sys but holds no address is listed too: a bond
  * member or a down NIC is exactly what a user needs to see in `explain`.
@@ -21,6 +24,7 @@ import { interfaceKind } from './interface-kind.js';
 import { sameAddress } from './ip-address.js';
 import { type IpLink, parseIpAddrShow } from './ip-links.js';
 import { addressesFromOs, type OsInterfaces } from './os-addresses.js';
+import { readDeviceFiles, readVerbsDevices } from './rdma-device-files.js';
 import { readRdmaDevices } from './rdma-devices.js';
 import { readProcRouteTable } from './route-table.js';
 import { ipJson } from './run-ip.js';
@@ -31,6 +35,8 @@ export interface FactSources {
   sysRoot: string;
   /** Where procfs is mounted: '/proc', or a fixture tree in tests. */
   procRoot: string;
+  /** Where devtmpfs is mounted (for /dev/infiniband); '/dev' when not given. */
+  devRoot?: string;
   /** Whether to ask iproute2 (false: sysfs, /proc and Node only, as on a host without ip). */
   ip: boolean;
   hostname: string;
@@ -60,12 +66,13 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
   const pending = Promise.all([
     sources.ip ? ipJson(['-d', 'addr', 'show']).then(parseIpAddrShow) : [],
     readProcRouteTable(sources.procRoot),
-    readRdmaDevices(sources.sysRoot),
   ]);
   const sysfs = readSysfsNames(sources.sysRoot).map((name) =>
     readSysfsInterface(sources.sysRoot, name),
   );
-  const [ipLinks, routes, rdma] = await pending;
+  const rdma = readRdmaDevices(sources.sysRoot, readVerbsDevices(sources.sysRoot));
+  const deviceFiles = readDeviceFiles(sources.devRoot ?? '/dev');
+  const [ipLinks, routes] = await pending;
   const osAddresses = addressesFromOs(sources.osInterfaces);
   const sysfsByName = new Map(sysfs.map((entry) => [entry.name, entry]));
   const ipByName = new Map(ipLinks.map((link) => [link.name, link]));
@@ -86,10 +93,15 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
         entry,
         ipByName.get(entry.name),
         osAddresses.get(entry.name) ?? [],
-        rdma.get(entry.name) ?? null,
+        rdma.byNetdev.get(entry.name) ?? null,
       ),
     );
-  return { hostname: sources.hostname, interfaces, routes };
+  return {
+    hostname: sources.hostname,
+    interfaces,
+    routes,
+    rdma: { devices: rdma.devices, deviceFiles },
+  };
 }
 
 function interfaceFacts(

@@ -1,0 +1,43 @@
+/**
+ * A port's GID table as the kernel shows it (drivers/infiniband/core/sysfs.c,
+ * Documentation/ABI/stable/sysfs-class-infiniband): ports/N/gids/I for every
+ * slot of the table (gid_tbl_len files), gid_attrs/types/I ("IB/RoCE v1" or
+ * "RoCE v2") and gid_attrs/ndevs/I (the netdev's name).
+ *
+ * show_port_gid prints an empty slot as the zero GID; types/I and ndevs/I
+ * fail with EINVAL there (and ndevs/I on an InfiniBand GID, which has no
+ * netdev). Only the slots that hold a GID are read further and kept: NCCL's
+ * GID choice passes over zero GIDs (net_ib.cc configuredGid), and a RoCE
+ * table has 255 slots of which a handful are used.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { attempt } from './attempt.js';
+import type { GidEntry } from './host-facts.js';
+import { readSysfsText } from './sysfs-text.js';
+
+const ZERO_GID = /^[0:]+$/;
+
+export interface GidTable {
+  length: number;
+  gids: GidEntry[];
+}
+
+export function readGidTable(portDir: string): GidTable {
+  const slots = (attempt(() => readdirSync(join(portDir, 'gids'))) ?? [])
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .sort((a, b) => a - b);
+  const gids: GidEntry[] = [];
+  for (const index of slots) {
+    const gid = readSysfsText(join(portDir, 'gids', String(index)));
+    if (gid === null || ZERO_GID.test(gid)) continue;
+    gids.push({
+      index,
+      gid,
+      type: readSysfsText(join(portDir, 'gid_attrs/types', String(index))),
+      netdev: readSysfsText(join(portDir, 'gid_attrs/ndevs', String(index))),
+    });
+  }
+  return { length: slots.length, gids };
+}
