@@ -17,7 +17,10 @@ export interface NcclIfname {
   names: { name: string; port?: number }[];
 }
 
-/** NCCL's MAX_IFS: parseStringList stops after this many entries. */
+/**
+ * parseStringList stops after this many entries: MAX_IFS for
+ * NCCL_SOCKET_IFNAME (socket.cc), MAX_IB_DEVS (32) for NCCL_IB_HCA (net_ib.cc).
+ */
 const MAX_IFS = 16;
 
 /** NCCL ignores a NCCL_SOCKET_IFNAME of one character or none (ncclFindInterfaces: strlen(env) > 1). */
@@ -25,7 +28,7 @@ export function ncclHonoursIfname(value: string): boolean {
   return value.length > 1;
 }
 
-export function parseNcclIfname(value: string): NcclIfname {
+export function parseNcclIfname(value: string, maxEntries = MAX_IFS): NcclIfname {
   let rest = value;
   const exclude = rest.startsWith('^');
   if (exclude) rest = rest.slice(1);
@@ -34,7 +37,7 @@ export function parseNcclIfname(value: string): NcclIfname {
 
   const names: NcclIfname['names'] = [];
   for (const entry of rest.split(',')) {
-    if (names.length === MAX_IFS) break;
+    if (names.length === maxEntries) break;
     const colon = entry.indexOf(':');
     const name = colon === -1 ? entry : entry.slice(0, colon);
     if (name === '') continue;
