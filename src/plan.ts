@@ -10,7 +10,7 @@ import { expandHostlist } from './cluster/slurm-hostlist.js';
 import { exportVariables, type Variables } from './env/export-variables.js';
 import { ncclPicture } from './env/nccl-picture.js';
 import { userValue } from './env/user-value.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, NoInterfaceError } from './errors.js';
 import type { HostFacts, RouteAnswer } from './host/host-facts.js';
 import { familyOf } from './host/ip-address.js';
 import { readNcclConf } from './host/nccl-conf.js';
@@ -19,7 +19,7 @@ import { readHostFacts } from './host/read-host-facts.js';
 import { routeTo } from './host/routes.js';
 import type { JobShape } from './job/job-shape.js';
 import { readJobShape } from './job/read-job-shape.js';
-import type { Decision, ResolveContext } from './resolve/decision.js';
+import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js';
 import { buildExcludes } from './resolve/excludes.js';
 import { resolveMaster } from './resolve/master.js';
 import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './resolve/nccl-pick.js';
@@ -56,11 +56,61 @@ export interface Plan {
   childEnv: Record<string, string>;
 }
 
+/**
+ * What a plan had learned when one of its steps failed: `explain` prints it
+ * with the error (SPEC "Outputs"), so that `explain --json > report.json`
+ * captures the failing case. Kept beside the error, not in it.
+ */
+export interface Learned {
+  job: JobShape;
+  facts: HostFacts | null;
+  master: MasterInfo | null;
+  trace: TraceEntry[];
+  command: string[];
+}
+
+const learnedBefore = new WeakMap<object, Learned>();
+
+/** What the plan that threw `error` had learned, when it got as far as the job's shape. */
+export function learnedBeforeFailure(error: unknown): Learned | undefined {
+  return typeof error === 'object' && error !== null ? learnedBefore.get(error) : undefined;
+}
+
+interface Progress {
+  job?: JobShape;
+  factsRead?: Promise<HostFacts>;
+  master?: MasterInfo | null;
+}
+
 export async function makePlan(
   torchrunArgv: readonly string[],
   settled: Settled,
   env: NodeJS.ProcessEnv,
-  { linkDetails = true } = {},
+  options: { linkDetails?: boolean } = {},
+): Promise<Plan> {
+  const progress: Progress = {};
+  try {
+    return await planSteps(torchrunArgv, settled, env, options, progress);
+  } catch (error) {
+    if (progress.job !== undefined && typeof error === 'object' && error !== null) {
+      learnedBefore.set(error, {
+        job: progress.job,
+        facts: (await progress.factsRead?.catch(() => null)) ?? null,
+        master: progress.master ?? null,
+        trace: error instanceof NoInterfaceError ? error.trace : [],
+        command: [...settled.options.torchrun, ...torchrunArgv],
+      });
+    }
+    throw error;
+  }
+}
+
+async function planSteps(
+  torchrunArgv: readonly string[],
+  settled: Settled,
+  env: NodeJS.ProcessEnv,
+  { linkDetails = true }: { linkDetails?: boolean },
+  progress: Progress,
 ): Promise<Plan> {
   const { options, envFileExtras } = settled;
   // The env file's extra keys count as set by the user, below the process environment.
@@ -75,6 +125,7 @@ export async function makePlan(
 
   const cluster = detectCluster(options.cluster, userEnv);
   const job = readJobShape(torchrunArgv, userEnv, cluster);
+  progress.job = job;
   // The host's facts are read while the master's name resolves and the kernel
   // is asked for the route to it: three independent waits, overlapped.
   const factsRead =
@@ -85,8 +136,11 @@ export async function makePlan(
       : readHostFacts({ linkDetails });
   // Handled below; this only keeps a failure from counting as unhandled meanwhile.
   factsRead.catch(() => {});
+  progress.factsRead = factsRead;
+  progress.master = job.master && { ...job.master, addresses: [] };
   const masterAddresses = job.master ? await resolveMaster(job.master.host) : [];
   const master = job.master && { ...job.master, addresses: masterAddresses };
+  progress.master = master;
   const family = settleFamily(options.family, masterAddresses);
   const wanted = masterAddresses.filter((address) => familyOf(address) === family);
   if (master && wanted.length === 0) {

@@ -9,12 +9,18 @@ import { parseTorchrunArgs } from '../job/torchrun-args.js';
 import { findLauncher } from '../launch/find-launcher.js';
 import { handOver } from '../launch/hand-over.js';
 import { createLogger, type Logger } from '../log.js';
-import { makePlan, type Plan } from '../plan.js';
+import { learnedBeforeFailure, makePlan, type Plan } from '../plan.js';
 import { VerificationFailedError } from '../verify/failure.js';
 import type { VerifyReport } from '../verify/verify.js';
 import { packageVersion } from '../version.js';
 import { type Options, settleOptions } from './config.js';
-import { explainJson, explainText, launchSummary } from './render.js';
+import {
+  explainFailureJson,
+  explainFailureText,
+  explainJson,
+  explainText,
+  launchSummary,
+} from './render.js';
 import { shellQuote } from './shell-quote.js';
 import { splitArgv } from './split-argv.js';
 
@@ -96,7 +102,20 @@ export async function main(
     // to show; no decision depends on it, and it is a process spawn.
     const plan = await makePlan(split.torchrun, settled, env, {
       linkDetails: split.command === 'explain',
+    }).catch((error: unknown) => {
+      const learned = learnedBeforeFailure(error);
+      if (split.command !== 'explain' || learned === undefined || !(error instanceof NcclRunError))
+        throw error;
+      // SPEC "Outputs": explain prints what it learned, with the error, and exits with its status.
+      if (!options.json) {
+        process.stdout.write(explainFailureText(learned, error));
+        return error.exitCode;
+      }
+      process.stdout.write(`${JSON.stringify(explainFailureJson(learned, error), null, 2)}\n`);
+      // Where stdout goes to a file, the terminal still gets the one line.
+      return reportFailure(error, logger, logFormat);
     });
+    if (typeof plan === 'number') return plan;
     for (const warning of plan.variables.warnings) logger.warn(warning);
 
     switch (split.command) {

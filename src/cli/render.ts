@@ -5,7 +5,8 @@
  */
 
 import { formatEnv } from '../env/format-env.js';
-import type { Plan } from '../plan.js';
+import type { NcclRunError } from '../errors.js';
+import type { Learned, Plan } from '../plan.js';
 import { interfaceTable, traceTable } from '../resolve/interface-table.js';
 import type { NcclBind } from '../resolve/nccl-pick.js';
 import { interfaceVerdicts } from '../resolve/verdict.js';
@@ -18,13 +19,7 @@ export function explainJson(plan: Plan) {
     interfaces: plan.facts.interfaces,
     routes: plan.facts.routes,
     master: plan.master,
-    job: {
-      rdzvBackend: plan.job.rdzvBackend,
-      nnodes: plan.job.nnodes,
-      nodeRank: plan.job.nodeRank,
-      standalone: plan.job.standalone,
-      cluster: plan.job.cluster,
-    },
+    job: jobJson(plan.job),
     decision: {
       interface: decision.interface,
       address: decision.address,
@@ -48,6 +43,65 @@ export function explainJson(plan: Plan) {
   };
 }
 
+function jobJson(job: Plan['job']) {
+  const { rdzvBackend, nnodes, nodeRank, standalone, cluster } = job;
+  return { rdzvBackend, nnodes, nodeRank, standalone, cluster };
+}
+
+/**
+ * explain --json when a step failed (SPEC "Outputs"): everything learned up
+ * to the failure, no decision, and the error with its exit status.
+ */
+export function explainFailureJson(learned: Learned, error: NcclRunError) {
+  return {
+    hostname: learned.facts?.hostname ?? null,
+    interfaces: learned.facts?.interfaces ?? [],
+    routes: learned.facts?.routes ?? [],
+    master: learned.master,
+    job: jobJson(learned.job),
+    decision: null,
+    trace: learned.trace,
+    env: {},
+    kept: {},
+    warnings: [],
+    command: learned.command,
+    error: { message: error.message, exitCode: error.exitCode },
+  };
+}
+
+/** explain's text when a step failed: what was learned, then the error and its details. */
+export function explainFailureText(learned: Learned, error: NcclRunError): string {
+  // A NoInterfaceError's details are the interface table with verdicts and the trace.
+  const table =
+    learned.facts === null || error.details.length > 0
+      ? []
+      : ['Interfaces', ...interfaceTable(learned.facts, new Map()), ''];
+  return [
+    ...table,
+    masterLine(learned.master),
+    jobLine(learned.job),
+    '',
+    `Error      (exit ${error.exitCode}) ${error.message}`,
+    ...error.details.map((line) => `  ${line}`),
+    '',
+    'Command',
+    `  ${learned.command.map(shellQuote).join(' ')}`,
+    '',
+  ].join('\n');
+}
+
+function masterLine(master: Plan['master']): string {
+  return master
+    ? `Master     ${master.host}:${master.port} (${master.source}) -> ${master.addresses.join(', ') || 'no address'}`
+    : 'Master     none (standalone: torchrun makes its own endpoint on localhost)';
+}
+
+function jobLine(job: Plan['job']): string {
+  const nodes =
+    job.nnodes.min === job.nnodes.max ? job.nnodes.max : `${job.nnodes.min}:${job.nnodes.max}`;
+  return `Job        ${nodes} node(s), rank ${job.nodeRank?.value ?? 'assigned at rendezvous'}, ${job.rdzvBackend} rendezvous`;
+}
+
 export function explainText(plan: Plan): string {
   const verdicts = interfaceVerdicts(plan.facts, plan.context, plan.decision);
   const { decision, master, variables } = plan;
@@ -55,10 +109,8 @@ export function explainText(plan: Plan): string {
     'Interfaces',
     ...interfaceTable(plan.facts, verdicts),
     '',
-    master
-      ? `Master     ${master.host}:${master.port} (${master.source}) -> ${master.addresses.join(', ')}`
-      : 'Master     none (standalone: torchrun makes its own endpoint on localhost)',
-    `Job        ${plan.job.nnodes.min === plan.job.nnodes.max ? plan.job.nnodes.max : `${plan.job.nnodes.min}:${plan.job.nnodes.max}`} node(s), rank ${plan.job.nodeRank?.value ?? 'assigned at rendezvous'}, ${plan.job.rdzvBackend} rendezvous`,
+    masterLine(master),
+    jobLine(plan.job),
     `Decision   ${decision.interface} ${decision.address} (${decision.family}) by ${decision.strategy}: ${decision.reason}`,
     `NCCL       ${ncclLine(plan)}`,
     `Unmanaged  with nothing set, NCCL would bind ${bindText(plan.unmanaged.nccl)} and Gloo ${bindText(plan.unmanaged.gloo)}`,

@@ -50,7 +50,9 @@ export function runChain(
     'trace:',
     ...traceTable(result.trace),
   ];
-  throw new NoInterfaceError(message, details);
+  const error = new NoInterfaceError(message, details);
+  error.trace = result.trace;
+  throw error;
 }
 
 /** Why the decision's address is not the one the strategy named: NCCL's walk (nccl-pick.ts) decides. */

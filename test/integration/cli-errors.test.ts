@@ -173,4 +173,31 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
       /NCCL_RUN_VERIFY in .*nccl-run\.env: bad value 'sometimes': expected one of none, local, master, peers/,
     );
   });
+
+  it('explain still prints what it learned when the decision fails, and exits with its status', async () => {
+    const args = [
+      ...['explain', '--json', '--facts', facts('docker-host'), '--iface', 'nope'],
+      ...['--nnodes=2', '--node-rank=1', '--master-addr=10.1.0.5', 'train.py'],
+    ];
+    const explain = (argv: string[]) =>
+      execa(bin, argv, { reject: false, extendEnv: false, env: { PATH: process.env.PATH ?? '' } });
+    const { exitCode: status, stdout, stderr } = await explain(args);
+    expect(status).toBe(69);
+    const report = JSON.parse(stdout);
+    expect(report.error).toEqual({
+      message: '--iface nope is not usable (nope: does not exist)',
+      exitCode: 69,
+    });
+    expect(report.interfaces.map((i: { name: string }) => i.name)).toContain('eno1');
+    expect(report.master).toMatchObject({ host: '10.1.0.5', addresses: ['10.1.0.5'] });
+    expect(report.trace).toEqual([
+      { strategy: 'explicit', outcome: 'fatal', reason: report.error.message },
+    ]);
+    expect(report.decision).toBeNull();
+    expect(stderr).toContain('--iface nope is not usable');
+    const text = await explain(args.filter((arg) => arg !== '--json'));
+    expect(text.exitCode).toBe(69);
+    expect(text.stdout).toContain('Error      (exit 69) --iface nope is not usable');
+    expect(text.stdout).toContain('eno1');
+  });
 });
