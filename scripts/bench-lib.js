@@ -110,7 +110,9 @@ export function formatTable(rows) {
     if (row.error !== undefined) return [row.name, 'error', '', '', row.error];
     const met = meetsTarget(row);
     const verdict = met === undefined ? '' : met ? 'ok' : 'MISSED';
-    return [row.name, row.value.toFixed(1), row.unit, describeTarget(row.target), verdict];
+    // A ratio's target sits in the second decimal (>= 0.95): one decimal would print 0.946 as 0.9.
+    const digits = row.unit === 'ratio' ? 3 : 1;
+    return [row.name, row.value.toFixed(digits), row.unit, describeTarget(row.target), verdict];
   });
   const header = ['measurement', 'value', 'unit', 'target', ''];
   const widths = header.map((_, column) =>
