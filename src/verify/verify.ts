@@ -112,7 +112,11 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
   return report;
 }
 
-/** The master node binds the rendezvous port; at level master, a worker connects to it. */
+/**
+ * The store host (by torch's rule, master-role.ts) binds the rendezvous
+ * port; at level master, every other node connects to it, as does a store
+ * host whose port is taken where torch would then join as a client.
+ */
 async function checkMaster(
   input: VerifyInput,
   deadline: Deadline,
