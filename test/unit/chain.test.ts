@@ -113,15 +113,6 @@ describe('the default chain', () => {
       'explicit:picked',
     ],
     [
-      'bond host, master behind the dead 100G port: route is down too, speed takes the bond',
-      'bond-host',
-      master('trn-node-01', ['198.18.12.1'], [via('198.18.12.1', 'ens2f0', '198.18.12.42')]),
-      'bond0',
-      '198.18.8.42',
-      'speed',
-      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
-    ],
-    [
       'Kubernetes node with 500 veth, master a peer node',
       'k8s-node',
       master('k8s-gpu-worker-0', ['198.18.20.10'], [via('198.18.20.10', 'ens5', '198.18.20.13')]),
@@ -169,15 +160,6 @@ describe('the default chain', () => {
       '2001:db8:0:12::3',
       'subnet',
       'explicit:skipped local:skipped subnet:picked',
-    ],
-    [
-      'tailscale next to eth0, master on the tailnet',
-      'tailscale-host',
-      master('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
-      'eth0',
-      '198.18.50.5',
-      'speed',
-      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
     ],
     [
       'tailscale host without default excludes: the route wins',
@@ -245,20 +227,6 @@ describe('the default chain', () => {
     expect(decision.reason).toBe(decision.trace.at(-1)?.reason);
   });
 
-  it('says why each step passed on the tailnet master', () => {
-    const context = makeContext(
-      master('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
-    );
-    expect(
-      runChain(DEFAULT_CHAIN, loadFacts('tailscale-host'), context).trace.map((e) => e.reason),
-    ).toEqual([
-      'no --iface given and no NCCL_SOCKET_IFNAME to keep',
-      'the job is not single-node (not --standalone, and more than one node or a master on another host)',
-      "no usable interface's prefix contains master 100.90.1.2",
-      'route to 100.90.1.2 leaves via tailscale0, which is excluded (prefix tailscale)',
-      'fastest usable: eth0 (1000 Mb/s, physical); the only usable one',
-    ]);
-  });
 });
 
 describe('when no interface can be chosen', () => {
@@ -312,6 +280,30 @@ describe('when no interface can be chosen', () => {
     expect(error.details).toContain('  ... and 497 more excluded (prefix veth)');
     expect(error.details.length).toBeLessThan(20);
     expect(error.message).not.toContain('\n');
+  });
+
+  // SPEC: the interface that reaches the master but must be rejected is
+  // fatal, never a fall-through to speed, which picks another network and
+  // times out a minute later.
+  it.each([
+    [
+      'the master is behind the dead 100G port',
+      'bond-host' as const,
+      master('trn-node-01', ['198.18.12.1'], [via('198.18.12.1', 'ens2f0', '198.18.12.42')]),
+      'subnet',
+      '198.18.12.0/22 on ens2f0 contains master 198.18.12.1, but ens2f0 is down (no carrier); name the interface to use with --iface, or change --exclude',
+    ],
+    [
+      'the master is on the tailnet, and tailscale0 is excluded by default',
+      'tailscale-host' as const,
+      master('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
+      'route',
+      'route to 100.90.1.2 leaves via tailscale0, which is excluded (prefix tailscale); name the interface to use with --iface, or change --exclude',
+    ],
+  ])('stops when %s, naming the interface and why', (_case, fixture, context, strategy, reason) => {
+    const error = failure(fixture, context);
+    expect(error.message).toBe(reason);
+    expect(error.trace.at(-1)).toEqual({ strategy, outcome: 'fatal', reason });
   });
 
   it('stops at an explicit interface that is down, naming it', () => {

@@ -65,8 +65,9 @@ describe('route', () => {
       'tailscale-host',
       toMaster('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
       {
-        outcome: 'skipped',
-        reason: 'route to 100.90.1.2 leaves via tailscale0, which is excluded (prefix tailscale)',
+        outcome: 'fatal',
+        reason:
+          'route to 100.90.1.2 leaves via tailscale0, which is excluded (prefix tailscale); name the interface to use with --iface, or change --exclude',
       },
     ],
     [
@@ -74,8 +75,9 @@ describe('route', () => {
       'bond-host',
       toMaster('trn-node-01', ['198.18.12.1'], [via('198.18.12.1', 'ens2f0', '198.18.12.42')]),
       {
-        outcome: 'skipped',
-        reason: 'route to 198.18.12.1 leaves via ens2f0, which is down (no carrier)',
+        outcome: 'fatal',
+        reason:
+          'route to 198.18.12.1 leaves via ens2f0, which is down (no carrier); name the interface to use with --iface, or change --exclude',
       },
     ],
     [

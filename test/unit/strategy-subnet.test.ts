@@ -82,9 +82,9 @@ describe('subnet', () => {
       'bond-host',
       master('trn-node-01', '198.18.12.1'),
       {
-        outcome: 'skipped',
+        outcome: 'fatal',
         reason:
-          '198.18.12.0/22 on ens2f0 contains master 198.18.12.1, but ens2f0 is down (no carrier)',
+          '198.18.12.0/22 on ens2f0 contains master 198.18.12.1, but ens2f0 is down (no carrier); name the interface to use with --iface, or change --exclude',
       },
     ],
     [
@@ -92,8 +92,9 @@ describe('subnet', () => {
       'bond-host',
       { ...master('trn-node-01', '198.18.8.1'), excludes: buildExcludes(['=bond0'], false) },
       {
-        outcome: 'skipped',
-        reason: '198.18.8.0/22 on bond0 contains master 198.18.8.1, but bond0 is excluded (=bond0)',
+        outcome: 'fatal',
+        reason:
+          '198.18.8.0/22 on bond0 contains master 198.18.8.1, but bond0 is excluded (=bond0); name the interface to use with --iface, or change --exclude',
       },
     ],
     [
@@ -101,9 +102,9 @@ describe('subnet', () => {
       'docker-host',
       master('trainer', '172.17.0.2'),
       {
-        outcome: 'skipped',
+        outcome: 'fatal',
         reason:
-          '172.17.0.0/16 on docker0 contains master 172.17.0.2, but docker0 is excluded (prefix docker)',
+          '172.17.0.0/16 on docker0 contains master 172.17.0.2, but docker0 is excluded (prefix docker); name the interface to use with --iface, or change --exclude',
       },
     ],
     [
@@ -111,9 +112,9 @@ describe('subnet', () => {
       'docker-host',
       master('gpu-dev-01', '172.17.0.1'),
       {
-        outcome: 'skipped',
+        outcome: 'fatal',
         reason:
-          "master 172.17.0.1 is this host's own address, on docker0, which is excluded (prefix docker)",
+          "master 172.17.0.1 is this host's own address, on docker0, which is excluded (prefix docker); name the interface to use with --iface, or change --exclude",
       },
     ],
     [

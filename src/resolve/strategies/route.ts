@@ -7,7 +7,7 @@
  * names lo for every local route).
  */
 
-import { familyOf, sameAddress } from '../../host/ip-address.js';
+import { familyOf, isLoopbackAddress, sameAddress } from '../../host/ip-address.js';
 import { predicate, rejection } from '../candidates.js';
 import type { Strategy } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
@@ -46,6 +46,14 @@ export const route: Strategy = (facts, context) => {
   }
   const at = answer.type === 'local' ? `${how}, on ${iface.name}` : `${how} via ${iface.name}`;
   const why = rejection(iface, context);
+  // SPEC: the interface that reaches the master but must be rejected is fatal,
+  // never a fall-through to `speed` (a loopback master is not that case).
+  if (why !== null && !isLoopbackAddress(destination)) {
+    return {
+      outcome: 'fatal',
+      reason: `${at}, which ${predicate(why)}; name the interface to use with --iface, or change --exclude`,
+    };
+  }
   if (why !== null) return { outcome: 'skipped', reason: `${at}, which ${predicate(why)}` };
 
   // The kernel's preferred source is the address peers will see; keep it when the interface holds it.
@@ -54,8 +62,12 @@ export const route: Strategy = (facts, context) => {
     held.find((a) => answer.source !== null && sameAddress(a.address, answer.source)) ??
     held.find((a) => answer.type === 'local' && sameAddress(a.address, destination)) ??
     held[0];
-  if (address === undefined)
-    return { outcome: 'skipped', reason: `${at}, which has no usable address` };
+  if (address === undefined) {
+    return {
+      outcome: 'fatal',
+      reason: `${at}, which has no usable ${familyLabel(context.family)} address; name the interface to use with --iface`,
+    };
+  }
   const gateway = answer.gateway === null ? '' : ` (gateway ${answer.gateway})`;
   return {
     outcome: 'picked',

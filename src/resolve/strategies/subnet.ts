@@ -49,8 +49,7 @@ export const subnet: Strategy = (facts, context) => {
   const [best, ...others] = matches.sort((a, b) =>
     compareBySpeed(a.candidate.iface, b.candidate.iface),
   );
-  if (best === undefined)
-    return { outcome: 'skipped', reason: noMatchReason(facts, context, masters) };
+  if (best === undefined) return noMatch(facts, context, masters);
   const ranked =
     others.length > 0
       ? ` (best by speed of ${matches.map((m) => m.candidate.iface.name).join(', ')})`
@@ -84,19 +83,30 @@ function ownAddress(
       }
       if (isLoopbackAddress(master)) continue;
       return {
-        outcome: 'skipped',
-        reason: `master ${master} is this host's own address, on ${iface.name}, which ${predicate(why)}`,
+        outcome: 'fatal',
+        reason: `master ${master} is this host's own address, on ${iface.name}, which ${predicate(why)}${FIX}`,
       };
     }
   }
   return null;
 }
 
-/** The most specific account of why nothing matched: a loopback master, or a match that was rejected. */
-function noMatchReason(facts: HostFacts, context: ResolveContext, masters: string[]): string {
+/**
+ * SPEC: the interface that reaches the master but must be rejected (down,
+ * excluded, no address of the family) is fatal, never a fall-through to
+ * `speed`, which would pick another network and time out a minute later. A
+ * loopback master is not that case: the chain goes on, and the loopback
+ * warning and the master check decide.
+ */
+const FIX = '; name the interface to use with --iface, or change --exclude';
+
+function noMatch(facts: HostFacts, context: ResolveContext, masters: string[]): StrategyOutcome {
   const loopback = masters.find(isLoopbackAddress);
   if (loopback !== undefined && masters.length === 1) {
-    return `master ${loopback} is a loopback address, which other nodes cannot reach`;
+    return {
+      outcome: 'skipped',
+      reason: `master ${loopback} is a loopback address, which other nodes cannot reach`,
+    };
   }
   const rejected: string[] = [];
   for (const iface of facts.interfaces) {
@@ -104,13 +114,16 @@ function noMatchReason(facts: HostFacts, context: ResolveContext, masters: strin
     if (why === null) continue;
     for (const held of iface.addresses) {
       const master = masters.find((m) => prefixContains(held.address, held.prefixLength, m));
-      if (master === undefined) continue;
+      if (master === undefined || isLoopbackAddress(master)) continue;
       rejected.push(
         `${networkOf(held.address, held.prefixLength)}/${held.prefixLength} on ${iface.name} contains master ${master}, but ${iface.name} ${predicate(why)}`,
       );
       break;
     }
   }
-  if (rejected.length > 0) return rejected.join('; ');
-  return `no usable interface's prefix contains master ${masters.join(', ')}`;
+  if (rejected.length > 0) return { outcome: 'fatal', reason: `${rejected.join('; ')}${FIX}` };
+  return {
+    outcome: 'skipped',
+    reason: `no usable interface's prefix contains master ${masters.join(', ')}`,
+  };
 }
