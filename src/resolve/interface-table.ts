@@ -47,7 +47,7 @@ export function traceTable(trace: readonly TraceEntry[]): string[] {
 }
 
 /** Left-aligned columns two spaces apart, indented by two; the last column is not padded. */
-function columns(rows: readonly string[][]): string[] {
+export function columns(rows: readonly string[][]): string[] {
   const widths = rows.reduce<number[]>(
     (acc, row) => row.map((cell, i) => Math.max(acc[i] ?? 0, cell.length)),
     [],
