@@ -172,6 +172,8 @@ async function planSteps(
     routesToMaster,
   };
   const decision = runChain(options.strategy, facts, context);
+  const originOf = (name: string) =>
+    conf.origins[name] ?? (name in processEnv ? 'the environment' : 'the env file');
   const exported = await exportVariables({
     decision,
     facts,
@@ -183,14 +185,12 @@ async function planSteps(
     routesToMaster,
     masterAddresses,
     excludes: context.excludes,
+    origin: originOf,
   });
 
   const childEnv = { ...userEnv, ...exported.set };
   const keptFrom = Object.fromEntries(
-    Object.keys(exported.kept).map((name) => [
-      name,
-      conf.origins[name] ?? (name in processEnv ? 'the environment' : 'the env file'),
-    ]),
+    Object.keys(exported.kept).map((name) => [name, originOf(name)]),
   );
   const keptIfname = exported.kept.NCCL_SOCKET_IFNAME;
   const picture = ncclPicture({

@@ -12,7 +12,7 @@ import type { Decision, ExcludeRule } from '../resolve/decision.js';
 import { buildExcludes } from '../resolve/excludes.js';
 import { c10dStoreHostWarning } from './c10d-store-host.js';
 import { fasterInterfaceWarning } from './faster-interface.js';
-import { checkGlooIfname, usesNcclSyntax } from './gloo-ifname.js';
+import { checkGlooIfname } from './gloo-ifname.js';
 import { coverageWarnings } from './interface-coverage.js';
 import { masterNetworkWarning } from './master-network.js';
 import { settleVariables } from './settle-variables.js';
@@ -36,6 +36,8 @@ export interface VariablesInput {
    * list when not given.
    */
   excludes?: ExcludeRule[];
+  /** Where a variable the user set came from, for the messages that name it. */
+  origin?: (name: string) => string;
 }
 
 export interface Variables {
@@ -46,25 +48,22 @@ export interface Variables {
   warnings: string[];
 }
 
-/** SPEC "What it exports": the variables, what was kept, and the warnings. ConfigError for a Gloo address. */
+/** SPEC "What it exports": the variables, what was kept, and the warnings. ConfigError for a Gloo or TensorPipe interface that cannot work. */
 export async function exportVariables(input: VariablesInput): Promise<Variables> {
   const { decision, facts, job } = input;
   const wanted = wantedVariables(decision, job, input.ncclDebug, input.ncclDebugSubsys);
   const { set, kept, warnings } = settleVariables(wanted, input.env, input.force);
 
   const ncclIfname = kept.NCCL_SOCKET_IFNAME ?? set.NCCL_SOCKET_IFNAME ?? `=${decision.interface}`;
-  const userGloo = kept.GLOO_SOCKET_IFNAME;
-  if (userGloo !== undefined) {
-    warnings.push(...checkGlooIfname(userGloo, { ncclIfname, chosen: decision.interface, facts }));
+  for (const variable of ['GLOO_SOCKET_IFNAME', 'TP_SOCKET_IFNAME'] as const) {
+    const value = kept[variable];
+    if (value === undefined) continue;
+    const from = input.origin?.(variable) ?? 'the environment';
+    warnings.push(
+      ...checkGlooIfname(variable, value, { ncclIfname, chosen: decision.interface, facts, from }),
+    );
   }
-  warnings.push(
-    ...coverageWarnings(
-      kept,
-      decision.interface,
-      input.routesToMaster,
-      userGloo === undefined || !usesNcclSyntax(userGloo),
-    ),
-  );
+  warnings.push(...coverageWarnings(kept, decision.interface, input.routesToMaster));
   const userFamily = kept.NCCL_SOCKET_FAMILY;
   const family = userFamily === undefined ? null : socketFamilyWarning(userFamily, decision);
 

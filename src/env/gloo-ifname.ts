@@ -22,48 +22,60 @@ export function glooInterfaceNames(value: string): string[] {
   return pieces;
 }
 
-/** Whether a value uses NCCL's `^` exclude or `=` exact syntax, which Gloo reads as part of a name. */
-export function usesNcclSyntax(value: string): boolean {
-  return glooInterfaceNames(value).some((name) => name.startsWith('^') || name.startsWith('='));
-}
-
 export interface GlooCheckContext {
   /** The NCCL_SOCKET_IFNAME the job will run with (the user's, kept, or nccl-run's). */
   ncclIfname: string;
   /** The interface nccl-run chose, offered as the valid alternative. */
   chosen: string;
   facts: HostFacts;
+  /** Where the value came from ("the environment", "the env file", ...). */
+  from: string;
 }
 
 /**
- * Warnings about a user's GLOO_SOCKET_IFNAME that nccl-run keeps. An address
- * is a ConfigError (exit 78): Gloo would stop at start-up with "Unable to find
- * address for", after torchrun has already spawned every worker.
+ * A user's GLOO_SOCKET_IFNAME (or TP_SOCKET_IFNAME, which TensorPipe looks up
+ * the same way) that nccl-run keeps. One that Gloo will certainly reject on
+ * this host (NCCL's ^/= syntax, an address, a name this host lacks or that
+ * holds no address) is a ConfigError, exit 78 (SPEC "What it exports"):
+ * Gloo would stop with "Unable to find address for" only after torchrun has
+ * spawned every worker. What may still work is a warning.
  */
-export function checkGlooIfname(value: string, context: GlooCheckContext): string[] {
+export function checkGlooIfname(
+  variable: 'GLOO_SOCKET_IFNAME' | 'TP_SOCKET_IFNAME',
+  value: string,
+  context: GlooCheckContext,
+): string[] {
   const names = glooInterfaceNames(value);
+  const said = `${variable}='${value}' (set in ${context.from})`;
+  const fix = `use ${variable}=${context.chosen}, or --force to let nccl-run replace it`;
   const address = names.find(isAddress);
   if (address !== undefined) {
     throw new ConfigError(
-      `GLOO_SOCKET_IFNAME='${value}' holds the address ${address}; Gloo takes interface names only, e.g. GLOO_SOCKET_IFNAME=${context.chosen} (several: comma-separated, no ^ or =)`,
+      `${said} holds the address ${address}; it takes interface names only (comma-separated, no ^ or =): ${fix}`,
+    );
+  }
+  const ncclSyntax = names.filter((name) => name.startsWith('^') || name.startsWith('='));
+  if (ncclSyntax.length > 0) {
+    throw new ConfigError(
+      `${said} uses NCCL's ^/= syntax (${ncclSyntax.join(', ')}), which it reads as part of a name and fails with "Unable to find address for: ${ncclSyntax[0]}": ${fix}`,
+    );
+  }
+  const missing = missingInterface(names, context.facts);
+  if (missing !== null) {
+    throw new ConfigError(
+      `${said} ${missing}; it will fail with "Unable to find address for": ${fix}`,
     );
   }
   const warnings: string[] = [];
-  const ncclSyntax = names.filter((name) => name.startsWith('^') || name.startsWith('='));
-  if (ncclSyntax.length > 0) {
+  if (names.includes('')) {
     warnings.push(
-      `GLOO_SOCKET_IFNAME='${value}' uses NCCL's ^/= syntax (${ncclSyntax.join(', ')}); Gloo takes exact interface names only and will fail with "Unable to find address for: ${ncclSyntax[0]}"; use GLOO_SOCKET_IFNAME=${context.chosen}`,
+      `${said} has an empty entry; for it Gloo binds to whatever this host's hostname resolves to`,
     );
   }
-  for (const problem of missingInterfaces(names, context.facts)) {
-    warnings.push(`GLOO_SOCKET_IFNAME='${value}' ${problem}`);
-  }
   const nccl = parseNcclIfname(context.ncclIfname);
-  // A value in NCCL's syntax was not meant as a list of Gloo devices: its length says nothing.
-  const comparable = ncclSyntax.length === 0 && names.length > 1;
-  if (comparable && nccl.mode === 'include' && nccl.names.length !== names.length) {
+  if (names.length > 1 && nccl.mode === 'include' && nccl.names.length !== names.length) {
     warnings.push(
-      `GLOO_SOCKET_IFNAME='${value}' lists ${names.length} interfaces but NCCL_SOCKET_IFNAME='${context.ncclIfname}' lists ${nccl.names.length}; Gloo and NCCL will not use the same interfaces`,
+      `${said} lists ${names.length} interfaces but NCCL_SOCKET_IFNAME='${context.ncclIfname}' lists ${nccl.names.length}; Gloo and NCCL will not use the same interfaces`,
     );
   }
   return warnings;
@@ -79,27 +91,13 @@ function isAddress(piece: string): boolean {
   return isIP(bare) !== 0;
 }
 
-/** Pieces Gloo cannot open here; names with NCCL syntax are reported once, above. */
-function missingInterfaces(names: string[], facts: HostFacts): string[] {
-  const problems: string[] = [];
+/** Why the first piece that Gloo cannot open here fails, or null. */
+function missingInterface(names: string[], facts: HostFacts): string | null {
   for (const name of names) {
-    if (name.startsWith('^') || name.startsWith('=')) continue;
-    if (name === '') {
-      problems.push(
-        `has an empty entry; for it Gloo binds to whatever this host's hostname resolves to`,
-      );
-      continue;
-    }
+    if (name === '') continue;
     const iface = facts.interfaces.find((candidate) => candidate.name === name);
-    if (iface === undefined) {
-      problems.push(
-        `names ${name}, which this host does not have; Gloo will fail with "Unable to find address for: ${name}"`,
-      );
-    } else if (iface.addresses.length === 0) {
-      problems.push(
-        `names ${name}, which has no IP address; Gloo will fail with "Unable to find address for: ${name}"`,
-      );
-    }
+    if (iface === undefined) return `names ${name}, which this host does not have`;
+    if (iface.addresses.length === 0) return `names ${name}, which has no IP address`;
   }
-  return problems;
+  return null;
 }

@@ -13,14 +13,13 @@ interface Target {
 }
 
 /**
- * kept: the user's values nccl-run left alone. glooWellFormed: false when the
- * Gloo value already drew a syntax warning (then a coverage line would repeat it).
+ * kept: the user's values nccl-run left alone, already known to be names
+ * Gloo and TensorPipe can open (gloo-ifname.ts refuses the others).
  */
 export function coverageWarnings(
   kept: Record<string, string>,
   chosen: string,
   routesToMaster: readonly RouteAnswer[],
-  glooWellFormed: boolean,
 ): string[] {
   const targets = targetsOf(chosen, routesToMaster);
   const warnings: string[] = [];
@@ -39,7 +38,7 @@ export function coverageWarnings(
 
   // A kept NCCL_SOCKET_IFNAME is judged by what NCCL binds under it (nccl-pick-warnings.ts).
   const gloo = kept.GLOO_SOCKET_IFNAME;
-  if (gloo !== undefined && glooWellFormed) {
+  if (gloo !== undefined) {
     const names = glooInterfaceNames(gloo);
     check('GLOO_SOCKET_IFNAME', (name) => names.includes(name), chosen);
   }

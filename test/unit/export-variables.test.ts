@@ -264,13 +264,26 @@ describe('exportVariables: warnings about the user’s interface variables', () 
     expect(warnings).toEqual([]);
   });
 
-  it('warns once about a Gloo value in NCCL syntax, not again as uncovered', async () => {
-    const { warnings, kept } = await exportVariables(
-      await input({ env: { GLOO_SOCKET_IFNAME: '^docker,lo' } }),
+  it.each([
+    ['in NCCL syntax', '^docker,lo', "uses NCCL's ^/= syntax (^docker)"],
+    ['naming an interface this host lacks', 'eth9', 'names eth9, which this host does not have'],
+  ])(
+    'refuses a kept Gloo value %s with a ConfigError (exit 78) naming where it was set',
+    async (_case, value, why) => {
+      const attempt = exportVariables(await input({ env: { GLOO_SOCKET_IFNAME: value } }));
+      await expect(attempt).rejects.toBeInstanceOf(ConfigError);
+      await expect(attempt).rejects.toMatchObject({ exitCode: 78 });
+      await expect(attempt).rejects.toThrow(
+        `GLOO_SOCKET_IFNAME='${value}' (set in the environment) ${why}`,
+      );
+    },
+  );
+
+  it('replaces a Gloo value Gloo would reject when --force is given', async () => {
+    const variables = await exportVariables(
+      await input({ env: { GLOO_SOCKET_IFNAME: '^docker,lo' }, force: true }),
     );
-    expect(kept).toEqual({ GLOO_SOCKET_IFNAME: '^docker,lo' });
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^GLOO_SOCKET_IFNAME='\^docker,lo' uses NCCL's \^\/= syntax/);
+    expect(variables.set.GLOO_SOCKET_IFNAME).toBe('ens3f0');
   });
 
   it('warns about a Gloo list of another length than the NCCL list the job runs with', async () => {
@@ -278,7 +291,7 @@ describe('exportVariables: warnings about the user’s interface variables', () 
       await input({ env: { NCCL_SOCKET_IFNAME: 'ens3f0', GLOO_SOCKET_IFNAME: 'ens3f0,eno1' } }),
     );
     expect(warnings).toEqual([
-      "GLOO_SOCKET_IFNAME='ens3f0,eno1' lists 2 interfaces but NCCL_SOCKET_IFNAME='ens3f0' lists 1; Gloo and NCCL will not use the same interfaces",
+      "GLOO_SOCKET_IFNAME='ens3f0,eno1' (set in the environment) lists 2 interfaces but NCCL_SOCKET_IFNAME='ens3f0' lists 1; Gloo and NCCL will not use the same interfaces",
     ]);
   });
 
@@ -288,7 +301,7 @@ describe('exportVariables: warnings about the user’s interface variables', () 
     await expect(attempt).rejects.toMatchObject({
       exitCode: 78,
       message:
-        "GLOO_SOCKET_IFNAME='198.18.60.10' holds the address 198.18.60.10; Gloo takes interface names only, e.g. GLOO_SOCKET_IFNAME=ens3f0 (several: comma-separated, no ^ or =)",
+        "GLOO_SOCKET_IFNAME='198.18.60.10' (set in the environment) holds the address 198.18.60.10; it takes interface names only (comma-separated, no ^ or =): use GLOO_SOCKET_IFNAME=ens3f0, or --force to let nccl-run replace it",
     });
   });
 
