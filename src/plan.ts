@@ -12,7 +12,7 @@ import { ncclPicture } from './env/nccl-picture.js';
 import { userValue } from './env/user-value.js';
 import { ConfigError, NoInterfaceError } from './errors.js';
 import type { HostFacts, RouteAnswer } from './host/host-facts.js';
-import { familyOf } from './host/ip-address.js';
+import { familyOf, isLinkLocalAddress } from './host/ip-address.js';
 import { readNcclConf } from './host/nccl-conf.js';
 import { findNcclVersion, type NcclVersion } from './host/nccl-version.js';
 import { readHostFacts } from './host/read-host-facts.js';
@@ -141,6 +141,12 @@ async function planSteps(
   const masterAddresses = job.master ? await resolveMaster(job.master.host) : [];
   const master = job.master && { ...job.master, addresses: masterAddresses };
   progress.master = master;
+  if (master && masterAddresses.length > 0 && masterAddresses.every(isLinkLocalAddress)) {
+    // SPEC: 78 at once, not a minute of EINVAL retries at the connect.
+    throw new ConfigError(
+      `the master ${master.host} (${master.source}) resolves only to the link-local ${masterAddresses.join(', ')}, which NCCL, Gloo and torch's store cannot use without a scope: give the master's global address or a name that resolves to one`,
+    );
+  }
   const family = settleFamily(options.family, masterAddresses);
   const wanted = masterAddresses.filter((address) => familyOf(address) === family);
   if (master && wanted.length === 0) {

@@ -45,6 +45,20 @@ const rows: [string, string[], Record<string, string>, number, RegExp][] = [
     /^nccl-run: --verify-timeout: bad value '5x': expected a duration such as 500ms, 30s, 2m$/,
   ],
   [
+    'a master that resolves only to a link-local address',
+    [
+      '--facts',
+      facts('docker-host'),
+      '--nnodes=2',
+      '--node-rank=1',
+      '--master-addr=169.254.3.4',
+      'train.py',
+    ],
+    {},
+    78,
+    /the master 169\.254\.3\.4 \(--master-addr[^)]*\) resolves only to the link-local 169\.254\.3\.4, which NCCL, Gloo and torch's store cannot use without a scope/,
+  ],
+  [
     'a boolean flag that is not one',
     ['--force=maybe', 'train.py'],
     {},

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixture, readReport, removeReports, reportPath } from '../fixtures/fixture-report.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';

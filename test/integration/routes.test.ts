@@ -9,7 +9,7 @@
  * gateway on mgmt0; two IPv4 defaults (metric 100 on mgmt0, 200 on data0);
  * 2001:db8:99::/48 via a gateway on data0 and no IPv6 default.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RouteAnswer } from '../../src/host/host-facts.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';
