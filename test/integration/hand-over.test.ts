@@ -28,7 +28,8 @@ describe.each(['dash', 'bash'])('the hand-over under %s', (shell) => {
       shell,
       [
         '-c',
-        `handover=$1; shift; eval "$handover"; ${'printf "%s\\0" "$@"; printf "%s\\0" "$NCCL_SOCKET_IFNAME" "$TRICKY" "${EMPTY-unset}"'}`,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
+        'handover=$1; shift; eval "$handover"; printf "%s\\0" "$@" "$NCCL_SOCKET_IFNAME" "$TRICKY" "${EMPTY-unset}"',
         'sh',
         script,
         '--iface',

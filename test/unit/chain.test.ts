@@ -226,7 +226,6 @@ describe('the default chain', () => {
     expect(outcomes(decision.trace)).toBe(trace);
     expect(decision.reason).toBe(decision.trace.at(-1)?.reason);
   });
-
 });
 
 describe('when no interface can be chosen', () => {
