@@ -14,6 +14,7 @@ import { c10dStoreHostWarning } from './c10d-store-host.js';
 import { fasterInterfaceWarning } from './faster-interface.js';
 import { checkGlooIfname } from './gloo-ifname.js';
 import { coverageWarnings } from './interface-coverage.js';
+import { loopbackMasterWarning } from './loopback-master.js';
 import { masterNetworkWarning } from './master-network.js';
 import { settleVariables } from './settle-variables.js';
 import { socketFamilyWarning } from './socket-family.js';
@@ -73,6 +74,7 @@ export async function exportVariables(input: VariablesInput): Promise<Variables>
     fasterInterfaceWarning(facts, decision, excludes, input.masterAddresses),
     await masterNetworkWarning(job, facts, decision, input.routesToMaster),
     await c10dStoreHostWarning(job, facts, input.masterAddresses),
+    loopbackMasterWarning(job, input.masterAddresses),
   ];
   for (const warning of later) if (warning !== null) warnings.push(warning);
   return { set, kept, warnings };
