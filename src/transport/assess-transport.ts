@@ -1,0 +1,61 @@
+/**
+ * The data plane for plan.ts (SPEC "RDMA transport"): what NCCL's IB
+ * transport will find with torchrun's environment, the checks of the user's
+ * NCCL_IB_* settings, and whether `--require-transport` is met. Pure over the
+ * facts; a NCCL_IB_HCA that selects nothing throws (ConfigError, 78).
+ */
+import type { NcclRunError } from '../errors.js';
+import type { RdmaFacts } from '../host/host-facts.js';
+import { checkGidIndex } from './gid-index-check.js';
+import { checkIbHca } from './ib-hca-check.js';
+import { ibSettings } from './ib-settings.js';
+import { type RequiredTransport, transportRequirementError } from './transport-requirement.js';
+import { ibTransportOff, type TransportVerdict, transportVerdict } from './transport-verdict.js';
+
+export interface TransportInput {
+  /** HostFacts.rdma; a snapshot without it knows no RDMA device. */
+  rdma: RdmaFacts | undefined;
+  /** What NCCL reads: torchrun's environment over NCCL's own files. */
+  ncclEnv: Readonly<Record<string, string | undefined>>;
+  required: RequiredTransport | null;
+  /** The flag or variable that set `required`. */
+  requiredBy: string;
+  /** Where the user set a variable: "the environment", "the env file", one of NCCL's files. */
+  setIn: (name: string) => string;
+}
+
+export interface Transport {
+  verdict: TransportVerdict;
+  required: RequiredTransport | null;
+  /** What run and check exit with when `required` is not met; null when met or not asked. */
+  unmet: NcclRunError | null;
+  warnings: string[];
+}
+
+const NO_RDMA: RdmaFacts = { devices: [], deviceFiles: [] };
+
+export function assessTransport(input: TransportInput): Transport {
+  const rdma = input.rdma ?? NO_RDMA;
+  const settings = ibSettings(input.ncclEnv);
+  const verdict = transportVerdict(rdma, settings);
+  // With the IB transport off, NCCL reads neither NCCL_IB_HCA nor NCCL_IB_GID_INDEX.
+  const warnings =
+    ibTransportOff(settings) === null
+      ? [
+          ...checkIbHca(rdma, settings, verdict, input.setIn('NCCL_IB_HCA')),
+          ...checkGidIndex(
+            rdma,
+            settings,
+            verdict,
+            input.ncclEnv.NCCL_IB_GID_INDEX,
+            input.setIn('NCCL_IB_GID_INDEX'),
+          ),
+        ]
+      : [];
+  return {
+    verdict,
+    required: input.required,
+    unmet: transportRequirementError(verdict, settings, input.required, input.requiredBy),
+    warnings,
+  };
+}
