@@ -18,7 +18,7 @@
 import { lookup, lookupService } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { HostFacts } from '../host/host-facts.js';
-import { isLoopbackAddress, sameAddress } from '../host/ip-address.js';
+import { interfaceHolding, isLoopbackAddress, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 
 /** `_matches_machine_hostname(endpoint)` on this host, as each torch computes it. */
@@ -94,10 +94,8 @@ export async function c10dStoreHostWarning(
 ): Promise<string | null> {
   const endpoint = job.master?.host;
   if (job.rdzvBackend !== 'c10d' || endpoint === undefined || job.isHost !== null) return null;
-  const own = endpointAddresses.find((address) =>
-    facts.interfaces.some((iface) =>
-      iface.addresses.some((held) => sameAddress(held.address, address)),
-    ),
+  const own = endpointAddresses.find(
+    (address) => interfaceHolding(facts.interfaces, address) !== undefined,
   );
   if (own === undefined) return null;
   const rule = await storeHostRule(endpoint, endpointAddresses, facts.hostname);

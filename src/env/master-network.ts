@@ -7,7 +7,7 @@
  * network it will not use.
  */
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
-import { familyOf, sameAddress } from '../host/ip-address.js';
+import { familyOf, interfaceHolding } from '../host/ip-address.js';
 import { routeTo } from '../host/routes.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Decision } from '../resolve/decision.js';
@@ -59,9 +59,7 @@ function networksOf(
   for (const route of routes) {
     if (familyOf(route.destination) !== decision.family) continue;
     if (route.type === 'local') {
-      const owner = facts.interfaces.find((iface) =>
-        iface.addresses.some((a) => sameAddress(a.address, route.destination)),
-      );
+      const owner = interfaceHolding(facts.interfaces, route.destination);
       if (owner !== undefined) names.add(owner.name);
     } else {
       names.add(route.interface);

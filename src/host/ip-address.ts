@@ -62,3 +62,16 @@ export function isLinkLocalAddress(address: string): boolean {
 export function hostPrefixLength(family: Family): number {
   return family === 'ipv4' ? 32 : 128;
 }
+
+/**
+ * The interface that holds `address`, compared canonically (2001:DB8::7 is
+ * 2001:db8::7; a zone is ignored): the one place that question is answered.
+ */
+export function interfaceHolding<T extends { addresses: readonly { address: string }[] }>(
+  interfaces: readonly T[],
+  address: string,
+): T | undefined {
+  return interfaces.find((iface) =>
+    iface.addresses.some((held) => sameAddress(held.address, address)),
+  );
+}

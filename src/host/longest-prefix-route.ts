@@ -10,7 +10,7 @@
  */
 import { addressScope } from './address-scope.js';
 import type { Family, HostFacts, InterfaceFacts, RouteAnswer, RouteEntry } from './host-facts.js';
-import { familyOf, prefixContains, sameAddress, withoutZone } from './ip-address.js';
+import { familyOf, interfaceHolding, prefixContains, withoutZone } from './ip-address.js';
 
 export function longestPrefixRoute(
   routes: readonly RouteEntry[],
@@ -21,9 +21,7 @@ export function longestPrefixRoute(
   if (family === null) return null;
   const bare = withoutZone(address);
 
-  const holder = facts.interfaces.find((iface) =>
-    iface.addresses.some((held) => sameAddress(held.address, bare)),
-  );
+  const holder = interfaceHolding(facts.interfaces, bare);
   const localRoute = bestRoute(routes, 'local', family, bare);
   if (holder !== undefined) return localAnswer(bare, holder.name, bare);
   // /proc/net/route has no local table: loopback is recognised by its address (RFC 1122 127/8, ::1).

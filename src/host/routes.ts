@@ -6,7 +6,7 @@
  * longest-prefix match over the snapshot's routes.
  */
 import type { HostFacts, RouteAnswer } from './host-facts.js';
-import { familyOf, sameAddress, withoutZone } from './ip-address.js';
+import { familyOf, interfaceHolding, withoutZone } from './ip-address.js';
 import { parseIpRouteGet } from './ip-routes.js';
 import { longestPrefixRoute } from './longest-prefix-route.js';
 import { readProcRouteTable } from './route-table.js';
@@ -85,8 +85,6 @@ async function kernelRoute(
   const answer = parseIpRouteGet(json);
   if (answer === null || answer.type !== 'local') return answer;
   // The kernel delivers its own addresses through `lo`; SPEC "route" wants the owner.
-  const holder = (await hostFacts).interfaces.find((iface) =>
-    iface.addresses.some((held) => sameAddress(held.address, bare)),
-  );
+  const holder = interfaceHolding((await hostFacts).interfaces, bare);
   return { ...answer, interface: holder?.name ?? answer.interface };
 }

@@ -12,7 +12,7 @@
  *   which the kernel's local route gives to lo.
  */
 import type { HostFacts, InterfaceFacts } from '../host/host-facts.js';
-import { familyOf, isLoopbackAddress, sameAddress, withoutZone } from '../host/ip-address.js';
+import { familyOf, interfaceHolding, isLoopbackAddress, withoutZone } from '../host/ip-address.js';
 import type { NcclBind } from './nccl-pick.js';
 import { isUp } from './usable.js';
 
@@ -49,9 +49,7 @@ function firstAddressOf(facts: HostFacts, name: string): NcclBind | null {
 
 /** The interface whose address bind(2) would accept, or null. */
 function bindableOn(facts: HostFacts, address: string): InterfaceFacts | null {
-  const holder = facts.interfaces.find(
-    (iface) => isUp(iface) && iface.addresses.some((held) => sameAddress(held.address, address)),
-  );
+  const holder = interfaceHolding(facts.interfaces.filter(isUp), address);
   if (holder !== undefined) return holder;
   if (familyOf(address) === 'ipv4' && isLoopbackAddress(address)) {
     return facts.interfaces.find((iface) => iface.kind === 'loopback' && isUp(iface)) ?? null;

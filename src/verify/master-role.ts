@@ -18,7 +18,7 @@
 import { storeHostRule } from '../env/c10d-store-host.js';
 import { UnresolvableMasterError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
-import { familyOf, isLoopbackAddress, sameAddress } from '../host/ip-address.js';
+import { familyOf, interfaceHolding, isLoopbackAddress } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 
 export type MasterRole =
@@ -58,10 +58,7 @@ export async function masterRole(
   const ownMaster =
     wanted.find(
       (address) =>
-        isLoopbackAddress(address) ||
-        facts.interfaces.some((iface) =>
-          iface.addresses.some((held) => sameAddress(held.address, address)),
-        ),
+        isLoopbackAddress(address) || interfaceHolding(facts.interfaces, address) !== undefined,
     ) ?? null;
 
   const notOurs =

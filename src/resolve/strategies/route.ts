@@ -7,7 +7,12 @@
  * names lo for every local route).
  */
 
-import { familyOf, isLoopbackAddress, sameAddress } from '../../host/ip-address.js';
+import {
+  familyOf,
+  interfaceHolding,
+  isLoopbackAddress,
+  sameAddress,
+} from '../../host/ip-address.js';
 import { predicate, rejection } from '../candidates.js';
 import type { Strategy } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
@@ -28,11 +33,7 @@ export const route: Strategy = (facts, context) => {
 
   const named = facts.interfaces.find((i) => i.name === answer.interface);
   const iface =
-    answer.type === 'local'
-      ? (facts.interfaces.find((i) =>
-          i.addresses.some((a) => sameAddress(a.address, destination)),
-        ) ?? named)
-      : named;
+    answer.type === 'local' ? (interfaceHolding(facts.interfaces, destination) ?? named) : named;
   const how =
     answer.type === 'local'
       ? `${destination} is this host's own address`
