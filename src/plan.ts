@@ -26,6 +26,7 @@ import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './resolve/
 import { runChain } from './resolve/run-chain.js';
 import { settleFamily } from './resolve/settle-family.js';
 import { isSingleNode } from './resolve/single-node.js';
+import { assessTransport, type Transport } from './transport/assess-transport.js';
 
 export interface MasterInfo {
   host: string;
@@ -48,6 +49,8 @@ export interface Plan {
   nccl: { version: NcclVersion | null; rules: NcclRules; pick: NcclBind | null };
   /** What NCCL and Gloo would bind if nccl-run set nothing (SPEC "Outputs"). */
   unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
+  /** The data plane NCCL will use, and --require-transport's verdict (SPEC "RDMA transport"). */
+  transport: Transport;
   /** Hosts for --verify peers. */
   peers: string[];
   /** The launcher and torchrun's arguments, untouched. */
@@ -192,6 +195,7 @@ async function planSteps(
     masterAddresses,
     excludes: context.excludes,
     origin: originOf,
+    requireTransport: options.requireTransport,
   });
 
   const childEnv = { ...userEnv, ...exported.set };
@@ -213,11 +217,20 @@ async function planSteps(
     commIdAddress,
     hostnameAddresses,
   });
+  // NCCL reads its IB settings as it reads the socket ones: torchrun's environment over its files.
+  const transport = assessTransport({
+    rdma: facts.rdma,
+    ncclEnv: { ...conf.values, ...childEnv },
+    required: options.requireTransport,
+    requiredBy: settled.sources['require-transport'] ?? '--require-transport',
+    setIn: originOf,
+  });
   const variables: Variables = {
     ...exported,
     warnings: [
       ...picture.settingWarnings,
       ...exported.warnings,
+      ...transport.warnings,
       ...(picture.bindWarning === null ? [] : [picture.bindWarning]),
     ],
   };
@@ -233,6 +246,7 @@ async function planSteps(
     keptFrom,
     nccl: { version: ncclVersion, rules, pick: picture.pick },
     unmanaged: picture.unmanaged,
+    transport,
     peers:
       options.peers !== null ? expandPeers(options.peers, settled.sources.peers) : job.clusterPeers,
     command: [...options.torchrun, ...torchrunArgv],

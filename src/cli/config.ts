@@ -14,6 +14,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import { STRATEGY_NAMES, type StrategyName } from '../resolve/decision.js';
 import { parseExcludeRule } from '../resolve/excludes.js';
 import { DEFAULT_CHAIN } from '../resolve/strategies/index.js';
+import type { RequiredTransport } from '../transport/transport-requirement.js';
 import { parseDuration } from './duration.js';
 import { envNameOf, OPTION_SPECS } from './options.js';
 
@@ -29,6 +30,8 @@ export interface Options {
   facts: string | null;
   verify: 'none' | 'local' | 'master' | 'peers';
   verifyTimeoutMs: number;
+  /** --require-transport: the data plane run and check insist on; null when not asked. */
+  requireTransport: RequiredTransport | null;
   /** Raw --peers (comma list or Slurm hostlist), null when not given. */
   peers: string | null;
   probePort: number | null;
@@ -140,6 +143,7 @@ const schemas = {
       return ms;
     }),
   ),
+  'require-transport': choice(['ib']),
   peers: z.string(),
   'probe-port': port,
   cluster: choice(['auto', 'slurm', 'k8s', 'none']),
@@ -241,6 +245,7 @@ export function settleOptions(
     facts: (values.facts as string | undefined) ?? null,
     verify: (values.verify as Options['verify'] | undefined) ?? 'master',
     verifyTimeoutMs: (values['verify-timeout'] as number | undefined) ?? 60_000,
+    requireTransport: (values['require-transport'] as RequiredTransport | undefined) ?? null,
     peers: (values.peers as string | undefined) ?? null,
     probePort: (values['probe-port'] as number | undefined) ?? null,
     cluster: (values.cluster as Options['cluster'] | undefined) ?? 'auto',

@@ -4,7 +4,7 @@
  * SPEC.md. Only bin/nccl-run.js turns the returned status into process exit.
  */
 import { formatEnv } from '../env/format-env.js';
-import { NcclRunError } from '../errors.js';
+import { EXIT, NcclRunError } from '../errors.js';
 import { parseTorchrunArgs } from '../job/torchrun-args.js';
 import { findLauncher } from '../launch/find-launcher.js';
 import { handOver } from '../launch/hand-over.js';
@@ -24,8 +24,6 @@ import {
 import { shellQuote } from './shell-quote.js';
 import { splitArgv } from './split-argv.js';
 
-/** EX_SOFTWARE (sysexits.h): a bug in nccl-run itself, never a user's mistake. */
-const EXIT_INTERNAL = 70;
 
 export async function main(
   argv: readonly string[],
@@ -129,6 +127,8 @@ export async function main(
         return 0;
       case 'check': {
         logger.info(launchSummary(plan));
+        // SPEC --require-transport: the commands that verify check it, before any wait.
+        if (plan.transport.unmet !== null) throw plan.transport.unmet;
         try {
           const report = await runVerify(plan, options, logger, env);
           const shown = report ?? { level: 'none', ok: true, warnings: [], results: [] };
@@ -144,6 +144,7 @@ export async function main(
       }
       case 'run': {
         logger.info(launchSummary(plan));
+        if (plan.transport.unmet !== null) throw plan.transport.unmet;
         await runVerify(plan, options, logger, env);
         if (options.dryRun) {
           process.stdout.write(formatEnv(plan.variables.set, 'shell'));
@@ -214,5 +215,5 @@ function reportFailure(
   process.stderr.write(
     `nccl-run: internal error (please report it): ${(error as Error)?.stack ?? String(error)}\n`,
   );
-  return EXIT_INTERNAL;
+  return EXIT.internal;
 }

@@ -74,6 +74,14 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultDescription: '60s',
   },
   {
+    name: 'require-transport',
+    type: 'string',
+    group: 'Verification',
+    choices: ['ib'],
+    describe:
+      "NCCL's RDMA data plane must be usable (an active port and its /dev/infiniband device file); sets NCCL_NET=IB",
+  },
+  {
     name: 'peers',
     type: 'string',
     group: 'Verification',

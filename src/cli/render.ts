@@ -1,7 +1,7 @@
 /**
  * What `explain` prints (SPEC "Outputs"): the interface table with a verdict
- * each, the trace, the variables and the command; and the one summary line
- * every launch logs.
+ * each, the data plane (SPEC "RDMA transport"), the trace, the variables and
+ * the command; and the one summary line every launch logs.
  */
 
 import { formatEnv } from '../env/format-env.js';
@@ -10,6 +10,7 @@ import type { Learned, Plan } from '../plan.js';
 import { interfaceTable, traceTable } from '../resolve/interface-table.js';
 import type { NcclBind } from '../resolve/nccl-pick.js';
 import { interfaceVerdicts } from '../resolve/verdict.js';
+import { dataPlaneSummary, transportJson, transportLines } from '../transport/transport-text.js';
 import { shellQuote } from './shell-quote.js';
 
 export function explainJson(plan: Plan) {
@@ -18,6 +19,7 @@ export function explainJson(plan: Plan) {
     hostname: plan.facts.hostname,
     interfaces: plan.facts.interfaces,
     routes: plan.facts.routes,
+    rdma: plan.facts.rdma,
     master: plan.master,
     job: jobJson(plan.job),
     decision: {
@@ -40,6 +42,7 @@ export function explainJson(plan: Plan) {
       pick: plan.nccl.pick,
     },
     unmanaged: plan.unmanaged,
+    transport: transportJson(plan.transport),
   };
 }
 
@@ -57,6 +60,7 @@ export function explainFailureJson(learned: Learned, error: NcclRunError) {
     hostname: learned.facts?.hostname ?? null,
     interfaces: learned.facts?.interfaces ?? [],
     routes: learned.facts?.routes ?? [],
+    rdma: learned.facts?.rdma,
     master: learned.master,
     job: jobJson(learned.job),
     decision: null,
@@ -114,6 +118,7 @@ export function explainText(plan: Plan): string {
     `Decision   ${decision.interface} ${decision.address} (${decision.family}) by ${decision.strategy}: ${decision.reason}`,
     `NCCL       ${ncclLine(plan)}`,
     `Unmanaged  with nothing set, NCCL would bind ${bindText(plan.unmanaged.nccl)} and Gloo ${bindText(plan.unmanaged.gloo)}`,
+    ...transportLines(plan.transport, plan.facts.rdma),
     '',
     'Trace',
     ...traceTable(decision.trace),
@@ -131,14 +136,18 @@ export function explainText(plan: Plan): string {
   return lines.join('\n');
 }
 
-/** The one line every launch logs: interface, address, strategy and why, set and kept. */
+/**
+ * The one line every launch logs: interface, address, strategy and why, set
+ * and kept; on a host with RDMA devices, the data plane NCCL will use.
+ */
 export function launchSummary(plan: Plan): string {
   const { decision, variables } = plan;
   const set = Object.entries(variables.set)
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
   const kept = Object.keys(variables.kept);
-  return `using ${decision.interface} ${decision.address} (${decision.strategy}: ${decision.reason}); set ${set || 'nothing'}${kept.length > 0 ? `; kept ${kept.join(', ')}` : ''}`;
+  const dataPlane = dataPlaneSummary(plan.transport);
+  return `using ${decision.interface} ${decision.address} (${decision.strategy}: ${decision.reason}); set ${set || 'nothing'}${kept.length > 0 ? `; kept ${kept.join(', ')}` : ''}${dataPlane === null ? '' : `; ${dataPlane}`}`;
 }
 
 /** "2.22.3 (NCCL_VERSION), rules 2.19-2.27: binds eth1 198.18.2.5 with these variables" */

@@ -10,6 +10,7 @@ import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Decision, ExcludeRule } from '../resolve/decision.js';
 import { buildExcludes } from '../resolve/excludes.js';
+import type { RequiredTransport } from '../transport/transport-requirement.js';
 import { c10dStoreHostWarning } from './c10d-store-host.js';
 import { fasterInterfaceWarning } from './faster-interface.js';
 import { checkGlooIfname } from './gloo-ifname.js';
@@ -39,6 +40,8 @@ export interface VariablesInput {
   excludes?: ExcludeRule[];
   /** Where a variable the user set came from, for the messages that name it. */
   origin?: (name: string) => string;
+  /** --require-transport, which also sets NCCL_NET. */
+  requireTransport?: RequiredTransport | null;
 }
 
 export interface Variables {
@@ -52,7 +55,13 @@ export interface Variables {
 /** SPEC "What it exports": the variables, what was kept, and the warnings. ConfigError for a Gloo or TensorPipe interface that cannot work. */
 export async function exportVariables(input: VariablesInput): Promise<Variables> {
   const { decision, facts, job } = input;
-  const wanted = wantedVariables(decision, job, input.ncclDebug, input.ncclDebugSubsys);
+  const wanted = wantedVariables(
+    decision,
+    job,
+    input.ncclDebug,
+    input.ncclDebugSubsys,
+    input.requireTransport ?? null,
+  );
   const { set, kept, warnings } = settleVariables(wanted, input.env, input.force);
 
   const ncclIfname = kept.NCCL_SOCKET_IFNAME ?? set.NCCL_SOCKET_IFNAME ?? `=${decision.interface}`;

@@ -4,6 +4,7 @@
  */
 import type { JobShape } from '../job/job-shape.js';
 import type { Decision } from '../resolve/decision.js';
+import type { RequiredTransport } from '../transport/transport-requirement.js';
 import { SOCKET_FAMILY } from './socket-family.js';
 
 export interface WantedVariable {
@@ -28,6 +29,7 @@ export function wantedVariables(
   job: JobShape,
   ncclDebug: string | null,
   ncclDebugSubsys: string | null,
+  requireTransport: RequiredTransport | null = null,
 ): WantedVariable[] {
   const wanted: WantedVariable[] = [
     // NCCL matches names by prefix unless the list starts with `=`
@@ -54,6 +56,11 @@ export function wantedVariables(
   if (ncclDebugSubsys !== null) {
     wanted.push({ name: 'NCCL_DEBUG_SUBSYS', value: ncclDebugSubsys, forceable: true });
   }
+  // SPEC --require-transport: NCCL_NET=IB makes ncclNetInit (src/net.cc) fail with "network
+  // IB not found" where the IB transport finds no device, instead of running on sockets.
+  // The user's NCCL_NET is theirs to keep, --force or not (transport-requirement.ts says
+  // when it conflicts).
+  if (requireTransport === 'ib') wanted.push({ name: 'NCCL_NET', value: 'IB', forceable: false });
   for (const [name, value] of Object.entries(job.fill))
     wanted.push({ name, value, forceable: false });
   return wanted;
