@@ -11,6 +11,8 @@ export const EXIT = {
   noInterface: 69,
   unreachable: 75,
   config: 78,
+  /** EX_SOFTWARE (sysexits.h): a bug in nccl-run itself, never a user's mistake. */
+  internal: 70,
   notExecutable: 126,
   notFound: 127,
 } as const;
