@@ -9,13 +9,16 @@ import { columns } from '../resolve/interface-table.js';
 import type { Transport } from './assess-transport.js';
 import { portLabel, type TransportPort } from './transport-verdict.js';
 
+const NCCL_FAILS = 'NCCL_NET=IB makes NCCL fail instead of falling back to sockets';
+
 export function transportJson(transport: Transport) {
-  const { kind, reason, devices, deviceFiles } = transport.verdict;
+  const { kind, reason, devices, deviceFiles, ncclFails } = transport.verdict;
   return {
     kind,
     reason,
     devices,
     deviceFiles,
+    ncclFails,
     required: transport.required,
     unmet: transport.unmet?.message ?? null,
   };
@@ -23,7 +26,8 @@ export function transportJson(transport: Transport) {
 
 export function transportLines(transport: Transport, rdma: RdmaFacts | undefined): string[] {
   const { verdict } = transport;
-  const lines = [`Transport  ${verdict.kind}: ${verdict.reason}`];
+  const fails = verdict.ncclFails ? `; ${NCCL_FAILS}` : '';
+  const lines = [`Transport  ${verdict.kind}: ${verdict.reason}${fails}`];
   if (verdict.devices.length > 0) {
     lines.push(
       ...columns([
@@ -61,6 +65,7 @@ export function dataPlaneSummary(transport: Transport): string | null {
   const { verdict } = transport;
   if (verdict.devices.length === 0) return null;
   const used = verdict.devices.filter((port) => port.used);
+  if (verdict.ncclFails) return `data plane: none (${verdict.reason}; ${NCCL_FAILS})`;
   if (verdict.kind === 'socket') return `data plane: sockets (${verdict.reason})`;
   return `data plane: ${verdict.kind === 'ib' ? 'IB' : 'RoCE'} (${used.map(usedText).join(', ')})`;
 }

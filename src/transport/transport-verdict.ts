@@ -42,6 +42,8 @@ export interface TransportVerdict {
   devices: TransportPort[];
   /** Whether any /dev/infiniband/uverbs* exists here. */
   deviceFiles: boolean;
+  /** No port, and NCCL_NET names IB: NCCL fails ("network IB not found") instead of running on sockets. */
+  ncclFails: boolean;
 }
 
 /** ncclIbDevs[MAX_IB_DEVS]: ports past the 32nd are not taken. */
@@ -76,18 +78,16 @@ export function transportVerdict(rdma: RdmaFacts, settings: IbSettings): Transpo
       reason: `NCCL's IB transport finds ${used.map(portLabel).join(', ')}`,
       devices,
       deviceFiles,
+      ncclFails: false,
     };
   }
-  const why = off ?? noPortReason(rdma, devices);
-  // ncclNetInit with NCCL_NET=IB: no enabled network of that name, "Error: network IB not found".
-  const fails = settings.net !== null && !netExcludesIb(settings);
   return {
     kind: 'socket',
-    reason: fails
-      ? `${why}; with NCCL_NET=${settings.net} NCCL fails instead of falling back to sockets`
-      : why,
+    reason: off ?? noPortReason(rdma, devices),
     devices,
     deviceFiles,
+    // ncclNetInit with NCCL_NET=IB: no enabled network of that name, "Error: network IB not found".
+    ncclFails: settings.net !== null && !netExcludesIb(settings),
   };
 }
 

@@ -67,11 +67,6 @@ describe('transportVerdict', () => {
   it.each([
     ['ib-container', {}, 'no /dev/infiniband in this container'],
     [
-      'ib-container',
-      { NCCL_NET: 'IB' },
-      'no /dev/infiniband in this container; with NCCL_NET=IB NCCL fails instead of falling back to sockets',
-    ],
-    [
       'efa-node',
       {},
       'no port NCCL can use: rdmap16s27:1 link layer Unknown, rdmap32s27:1 link layer Unknown, rdmap48s27:1 link layer Unknown, rdmap64s27:1 link layer Unknown',
@@ -82,6 +77,16 @@ describe('transportVerdict', () => {
     [null, {}, 'no RDMA devices in /sys/class/infiniband'],
   ] as const)('%s with %j says why: %s', (fixture, env, reason) => {
     expect(assess(fixture, env).verdict.reason).toContain(reason);
+  });
+
+  it('says when NCCL_NET=IB makes NCCL fail instead of falling back', () => {
+    expect(assess('ib-container', { NCCL_NET: 'IB' }).verdict).toMatchObject({
+      kind: 'socket',
+      reason: 'no /dev/infiniband in this container',
+      ncclFails: true,
+    });
+    expect(assess('ib-container').verdict.ncclFails).toBe(false);
+    expect(assess('ib-dgx', { NCCL_NET: 'IB' }).verdict.ncclFails).toBe(false);
   });
 
   it('names why each port is skipped, in the order NCCL checks', () => {
@@ -149,6 +154,12 @@ describe('the launch summary', () => {
     ['ib-dgx', `data plane: IB (${TWELVE.filter((port) => port !== 'mlx5_5:1').join(', ')})`],
   ] as const)('%s: %s', (fixture, summary) => {
     expect(dataPlaneSummary(assess(fixture))).toBe(summary);
+  });
+
+  it('says none when NCCL will fail rather than fall back', () => {
+    expect(dataPlaneSummary(assess('ib-container', { NCCL_NET: 'IB' }))).toBe(
+      'data plane: none (no /dev/infiniband in this container; NCCL_NET=IB makes NCCL fail instead of falling back to sockets)',
+    );
   });
 
   it('says nothing of the data plane on a host without RDMA devices', () => {
