@@ -179,7 +179,22 @@ async function planSteps(
     master: master && { host: master.host, addresses: wanted },
     singleNode: isSingleNode(job, masterAddresses, facts),
     routesToMaster,
+    agreement: null,
   };
+  // SPEC `agree`: every node publishes its interfaces through the master's
+  // probe service before the chain runs; the strategy decides from that.
+  if (options.strategy.includes('agree')) {
+    const { publishNetworks } = await import('./verify/publish-networks.js');
+    context.agreement = await publishNetworks({
+      options,
+      peersOrigin: settled.sources.peers,
+      env: userEnv,
+      job,
+      facts,
+      context,
+      masterAddresses,
+    });
+  }
   const decision = runChain(options.strategy, facts, context);
   const originOf = (name: string) =>
     conf.origins[name] ?? (name in processEnv ? 'the environment' : 'the env file');

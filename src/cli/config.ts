@@ -17,6 +17,7 @@ import { DEFAULT_CHAIN } from '../resolve/strategies/index.js';
 import type { RequiredTransport } from '../transport/transport-requirement.js';
 import { parseDuration } from './duration.js';
 import { envNameOf, OPTION_SPECS } from './options.js';
+import { parseRate } from './rate.js';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -35,6 +36,8 @@ export interface Options {
   /** Raw --peers (comma list or Slurm hostlist), null when not given. */
   peers: string | null;
   probePort: number | null;
+  /** --min-bandwidth in megabits per second; null when not given. */
+  minBandwidthMbps: number | null;
   cluster: 'auto' | 'slurm' | 'k8s' | 'none';
   ncclDebug: string | null;
   ncclDebugSubsys: string | null;
@@ -146,6 +149,21 @@ const schemas = {
   'require-transport': choice(['ib']),
   peers: z.string(),
   'probe-port': port,
+  'min-bandwidth': z.pipe(
+    z.string(),
+    z.transform((value: string, payload) => {
+      const mbps = parseRate(value);
+      if (mbps === null) {
+        payload.issues.push({
+          code: 'custom',
+          message: 'expected a rate with its unit, such as 500mbit, 10gbit, 2GB/s',
+          input: value,
+        });
+        return z.NEVER;
+      }
+      return mbps;
+    }),
+  ),
   cluster: choice(['auto', 'slurm', 'k8s', 'none']),
   'nccl-debug': z.pipe(
     z.pipe(
@@ -248,6 +266,7 @@ export function settleOptions(
     requireTransport: (values['require-transport'] as RequiredTransport | undefined) ?? null,
     peers: (values.peers as string | undefined) ?? null,
     probePort: (values['probe-port'] as number | undefined) ?? null,
+    minBandwidthMbps: (values['min-bandwidth'] as number | undefined) ?? null,
     cluster: (values.cluster as Options['cluster'] | undefined) ?? 'auto',
     ncclDebug: (values['nccl-debug'] as string | undefined) ?? null,
     ncclDebugSubsys: (values['nccl-debug-subsys'] as string | undefined) ?? null,
@@ -265,6 +284,12 @@ export function settleOptions(
     const origin = sources.strategy ?? '--strategy';
     throw new ConfigError(
       `${origin}: --iface ${options.iface.join(',')} is given but the strategy list '${options.strategy.join(',')}' has no 'explicit'; add it or drop --iface`,
+    );
+  }
+  if (options.minBandwidthMbps !== null && options.verify !== 'peers') {
+    // SPEC --min-bandwidth: only the peers level measures; accepted elsewhere it would check nothing.
+    throw new ConfigError(
+      `${sources['min-bandwidth']}: --min-bandwidth needs --verify peers (the level is ${options.verify}, from ${sources.verify ?? 'the default'})`,
     );
   }
   return { options, envFileExtras, sources };

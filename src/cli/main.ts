@@ -24,7 +24,6 @@ import {
 import { shellQuote } from './shell-quote.js';
 import { splitArgv } from './split-argv.js';
 
-
 export async function main(
   argv: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
@@ -175,11 +174,14 @@ async function runVerify(
     facts: plan.facts,
     routesToMaster: plan.routesToMaster,
     timeoutMs: options.verifyTimeoutMs,
-    peers: plan.peers,
+    // SPEC --peers: it restricts the mesh; Slurm's node list only names who is missing.
+    peers: options.peers !== null ? plan.peers : [],
     probePort: options.probePort,
     logger,
     masterAddresses: plan.master?.addresses ?? [],
     jobId: env.SLURM_JOB_ID ?? null,
+    nodeName: env.SLURMD_NODENAME ?? plan.facts.hostname,
+    minBandwidthMbps: options.minBandwidthMbps,
   });
   for (const warning of report.warnings) logger.warn(warning);
   const reached = report.results.filter((result) => result.ok).length;

@@ -96,6 +96,13 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     defaultDescription: 'master port + 1',
   },
   {
+    name: 'min-bandwidth',
+    type: 'string',
+    group: 'Verification',
+    describe:
+      'With --verify peers: fail below this throughput to the next node (500mbit, 10gbit, 2GB/s)',
+  },
+  {
     name: 'cluster',
     type: 'string',
     group: 'Cluster',

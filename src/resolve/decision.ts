@@ -5,8 +5,9 @@
  */
 import type { Family, HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { NcclRules } from './nccl-pick.js';
+import type { Agreement } from './strategies/agree.js';
 
-export const STRATEGY_NAMES = ['explicit', 'local', 'subnet', 'route', 'speed'] as const;
+export const STRATEGY_NAMES = ['explicit', 'local', 'subnet', 'route', 'speed', 'agree'] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
 /** An exclude rule (SPEC --exclude): a name prefix, an exact name (=eth1) or a CIDR block. */
@@ -33,6 +34,8 @@ export interface ResolveContext {
   singleNode: boolean;
   /** The kernel's routes to each master address (empty when no master or no route). */
   routesToMaster: RouteAnswer[];
+  /** SPEC `agree`: what every node published before the chain ran; null when agree is not in it. */
+  agreement: Agreement | null;
 }
 
 export type StrategyOutcome =

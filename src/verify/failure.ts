@@ -39,9 +39,13 @@ function describe(result: PeerResult): string {
     case 'bind':
       return `this node hosts the rendezvous of ${result.peer}, but ${where} cannot be bound: ${why(result.error, result.detail)}; torchrun's store would fail to start`;
     case 'listen':
-      return `the probe listener cannot bind ${where}: ${why(result.error, result.detail)}`;
+      return `the probe service cannot bind ${where}: ${why(result.error, result.detail)}`;
     case 'connect':
       return `cannot reach the master ${result.peer} at ${where}: ${why(result.error, result.detail)}`;
+    case 'register':
+      return result.error === 'not registered'
+        ? `${result.peer} never registered: ${result.detail}`
+        : `cannot register with the master's probe service (${result.peer} at ${where}, reached as torch's store will be): ${why(result.error, result.detail)}`;
     case 'probe': {
       const legs: string[] = [];
       if (result.error !== null)

@@ -6,18 +6,16 @@
  * would fail or hang.
  */
 import { connect } from 'node:net';
-import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
-import { type Deadline, formatSeconds } from './clock.js';
+import { formatSeconds } from './clock.js';
 import type { Endpoint } from './connect-once.js';
-import { encodeMessage, MessageReader, PROTOCOL_VERSION } from './probe-protocol.js';
+import { encodeMessage, MessageReader } from './probe-protocol.js';
 import { classifySocketError, type ReachFailure } from './reach-error.js';
-import { sleepUntil } from './sleep.js';
 
 export interface DialOptions {
   target: Endpoint;
   localAddress: string;
   token: string;
-  /** Our own entry in the peer list, so the listener knows who reached it. */
+  /** Our own name in the roster, so the listener knows who reached it. */
   selfName: string;
   attemptMs: number;
 }
@@ -51,7 +49,6 @@ export function dialOnce(options: DialOptions): Promise<DialOutcome> {
       connected = true;
       socket.write(
         encodeMessage({
-          v: PROTOCOL_VERSION,
           kind: 'hello',
           token: options.token,
           peer: options.selfName,
@@ -68,7 +65,7 @@ export function dialOnce(options: DialOptions): Promise<DialOutcome> {
       if (answer.kind === 'welcome' && answer.token === options.token) {
         return settle({ ok: true, seen: answer.seen });
       }
-      if (answer.kind === 'reject') {
+      if (answer.kind === 'reject' && answer.reason === 'token') {
         return settle({
           ok: false,
           error: 'other job',
@@ -82,35 +79,4 @@ export function dialOnce(options: DialOptions): Promise<DialOutcome> {
     );
     socket.once('error', (error) => settle({ ok: false, ...classifySocketError(error) }));
   });
-}
-
-/**
- * Dials until the peer answers, or the deadline passes. A peer that is not
- * up yet refuses; one whose listener belongs to another job may hand the
- * port over; both are worth another try until the end.
- */
-export async function reachPeer(
-  options: Omit<DialOptions, 'attemptMs'> & {
-    deadline: Deadline;
-    attemptMs: number;
-    random?: () => number;
-  },
-  onAttempt: (outcome: DialOutcome) => void = () => {},
-): Promise<DialOutcome> {
-  const { deadline } = options;
-  let last: DialOutcome = {
-    ok: false,
-    error: 'timed out',
-    detail: 'no attempt fit in the timeout',
-  };
-  for (let attempt = 0; !deadline.passed(); attempt += 1) {
-    last = await dialOnce({
-      ...options,
-      attemptMs: attemptBudgetMs(options.attemptMs, deadline.remainingMs()),
-    });
-    onAttempt(last);
-    if (last.ok || last.error === 'address not available') break;
-    await sleepUntil(backoffDelayMs(attempt, options.random), deadline);
-  }
-  return last;
 }

@@ -1,182 +1,241 @@
 /**
- * `--verify peers`: every node listens at the probe port on its chosen
- * address and dials every other node. The check ends when this node has
- * reached every peer and been reached by every peer, or at the deadline;
- * the listener closes then (SPEC "Verification").
+ * `--verify peers` (SPEC "Verification"), a miniature of the job's own
+ * connections: this node listens on its chosen address at an ephemeral
+ * port (port 0, as NCCL's bootstrap and socket transport bind), registers
+ * it with the master's probe service, reached as torch's store will be,
+ * and once every node has registered meshes with the nodes of its roster.
+ * The master node runs that service, at the probe port on every address as
+ * torch's store binds its port; every other node answers at the probe port
+ * on its chosen address, so that a peer that cannot reach its ephemeral
+ * port can tell a firewall from a dead path. Every service closes when the
+ * check ends; the master's once every node has had its roster.
  */
-import { sameAddress } from '../host/ip-address.js';
+import type { Family, HostFacts } from '../host/host-facts.js';
+import { familyOf } from '../host/ip-address.js';
+import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
-import { type Deadline, formatSeconds } from './clock.js';
-import type { PeerPlan } from './peer-list.js';
-import { type DialOutcome, reachPeer } from './probe-dial.js';
-import { startProbeListener } from './probe-listener.js';
-import { classifySocketError, type ReachError, type ReachFailure } from './reach-error.js';
-import { PROGRESS_EVERY_MS } from './wait-for-endpoint.js';
+import type { Decision } from '../resolve/decision.js';
+import type { Deadline } from './clock.js';
+import { InboundLog } from './inbound-log.js';
+import { joinRegistry } from './join-registry.js';
+import { BANDWIDTH_WINDOW_MS } from './measure-bandwidth.js';
+import { FULL_MESH_MAX_NODES } from './mesh-partners.js';
+import { resolvePeers } from './peer-list.js';
+import { localPortRange } from './port-range.js';
+import { probeMesh } from './probe-mesh.js';
+import type { Member } from './probe-protocol.js';
+import { type ProbeService, startProbeService } from './probe-service.js';
+import { classifySocketError, type ReachFailure } from './reach-error.js';
+import { Registry } from './registry.js';
+import { untilDeadline } from './sleep.js';
 
-export interface Leg {
-  ok: boolean;
-  error: ReachError | null;
-  detail: string | null;
-}
+/** Descriptor budget under the default soft limit of 1,024 (with DIAL_CONCURRENCY's 64 and Node's own). */
+export const SERVICE_CONNECTIONS = { registry: 384, ephemeral: 256, probePort: 32 } as const;
 
-export interface PeerProbe {
-  name: string;
-  address: string;
-  /** This node → the peer; `seen` is the source address the peer saw. */
-  outbound: Leg & { seen: string | null; elapsedMs: number };
-  /** The peer → this node; `source` is the source address we saw. */
-  inbound: Leg & { source: string | null };
-}
-
-export interface ProbeOptions {
-  plan: PeerPlan;
-  localAddress: string;
-  interfaceName: string;
+export interface ProbePeersInput {
+  job: JobShape;
+  facts: HostFacts;
+  decision: Decision;
+  /** Every address the master's name resolves to, in getaddrinfo's order. */
+  masterAddresses: readonly string[];
+  /** Whether this node hosts torch's store (master-role.ts), and so the registry. */
+  hostsStore: boolean;
+  /** c10d's guessed role: a taken probe port makes this node a client instead. */
+  clientIfTaken: boolean;
   port: number;
   token: string;
+  nodeName: string;
+  /** --peers; empty: every node that registers. */
+  restrict: readonly string[];
+  minBandwidthMbps: number | null;
+  bandwidthWindowMs?: number;
   deadline: Deadline;
   logger: Logger;
-  /** Per connection attempt; see ATTEMPT_MS. */
   attemptMs: number;
-  progressEveryMs?: number;
-  idleMs?: number;
 }
 
-export type ProbeOutcome =
-  | { listen: ReachFailure; peers: [] }
-  | { listen: null; peers: PeerProbe[] };
-
-/** Room for every peer to dial twice at once, plus strays, before new connections are shed. */
-const CONNECTIONS_PER_PEER = 2;
-const SPARE_CONNECTIONS = 16;
-
-export async function probePeers(options: ProbeOptions): Promise<ProbeOutcome> {
-  const { plan, deadline } = options;
-  const inbound = new Map<string, PeerProbe['inbound']>();
-  let allReached: () => void = () => {};
-  const reachedByAll = new Promise<void>((resolve) => {
-    allReached = resolve;
-  });
-  const expected = new Set(plan.others.map((peer) => peer.name));
-  if (expected.size === 0) allReached();
-
-  let listener: Awaited<ReturnType<typeof startProbeListener>>;
-  try {
-    listener = await startProbeListener({
-      address: options.localAddress,
-      port: options.port,
-      token: options.token,
-      maxConnections: plan.others.length * CONNECTIONS_PER_PEER + SPARE_CONNECTIONS,
-      ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
-      onHello: (hello, seen) => {
-        if (!expected.has(hello.peer)) return;
-        inbound.set(
-          hello.peer,
-          sameAddress(seen, hello.address)
-            ? { ok: true, error: null, detail: null, source: seen }
-            : {
-                ok: false,
-                error: 'wrong source address',
-                detail: `saw ${seen}, it sends from ${hello.address}`,
-                source: seen,
-              },
-        );
-        if (inbound.size === expected.size) allReached();
-      },
-    });
-  } catch (error) {
-    return { listen: classifySocketError(error), peers: [] };
-  }
-
-  const lastAttempt = new Map<string, DialOutcome>();
-  const progress = setInterval(
-    () => logProgress(options, lastAttempt, inbound),
-    options.progressEveryMs ?? PROGRESS_EVERY_MS,
-  );
-  const deadlineTimer = setTimeout(() => allReached(), deadline.remainingMs());
-  try {
-    const outbound = await Promise.all([
-      Promise.all(
-        plan.others.map(async (peer) => {
-          const outcome = await reachPeer(
-            {
-              target: { address: peer.address, port: options.port },
-              localAddress: options.localAddress,
-              token: options.token,
-              selfName: plan.self,
-              deadline,
-              attemptMs: options.attemptMs,
-            },
-            (attempt) => lastAttempt.set(peer.name, attempt),
-          );
-          return { peer, outcome, elapsedMs: deadline.elapsedMs() };
-        }),
-      ),
-      reachedByAll,
-    ]).then(([results]) => results);
-    return {
-      listen: null,
-      peers: outbound.map(({ peer, outcome, elapsedMs }) => ({
-        name: peer.name,
-        address: peer.address,
-        outbound: outboundLeg(outcome, options.localAddress, elapsedMs),
-        inbound: inbound.get(peer.name) ?? {
-          ok: false,
-          error: 'timed out',
-          detail: `did not reach ${options.localAddress}:${options.port} in ${formatSeconds(deadline.totalMs)}`,
-          source: null,
-        },
-      })),
-    };
-  } finally {
-    clearInterval(progress);
-    clearTimeout(deadlineTimer);
-    await listener.close();
-  }
-}
-
-function outboundLeg(
-  outcome: DialOutcome,
-  localAddress: string,
-  elapsedMs: number,
-): PeerProbe['outbound'] {
-  if (!outcome.ok)
-    return { ok: false, error: outcome.error, detail: outcome.detail, seen: null, elapsedMs };
-  if (!sameAddress(outcome.seen, localAddress)) {
-    return {
-      ok: false,
-      error: 'wrong source address',
-      detail: `it saw ${outcome.seen}, we sent from ${localAddress}`,
-      seen: outcome.seen,
-      elapsedMs,
-    };
-  }
-  return { ok: true, error: null, detail: null, seen: outcome.seen, elapsedMs };
-}
-
-const LISTED_IN_PROGRESS = 5;
-
-function logProgress(
-  options: ProbeOptions,
-  lastAttempt: ReadonlyMap<string, DialOutcome>,
-  inbound: ReadonlyMap<string, unknown>,
-): void {
-  const pending: string[] = [];
-  for (const peer of options.plan.others) {
-    const attempt = lastAttempt.get(peer.name);
-    const waits: string[] = [];
-    if (attempt === undefined || !attempt.ok) {
-      waits.push(
-        `to ${peer.address}:${options.port}${attempt && !attempt.ok ? `: ${attempt.error}` : ''}`,
-      );
+export type ProbePeersOutcome =
+  /** A service could not start on this node. */
+  | { kind: 'listen'; address: string; port: number; failure: ReachFailure }
+  /** The registry never answered with a roster; `missing` names who had not come. */
+  | {
+      kind: 'register';
+      failure: ReachFailure;
+      target: { address: string; port: number };
+      missing: string[];
+      registered: number | null;
+      expected: number | null;
     }
-    if (!inbound.has(peer.name)) waits.push('has not reached us');
-    if (waits.length > 0) pending.push(`${peer.name} (${waits.join('; ')})`);
+  | {
+      kind: 'mesh';
+      partners: Awaited<ReturnType<typeof probeMesh>>['partners'];
+      warnings: string[];
+    };
+
+export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutcome> {
+  const { decision, deadline } = input;
+  const inbound = new InboundLog();
+  const services: ProbeService[] = [];
+  let companion: Promise<ProbeService | null> = Promise.resolve(null);
+  const portRange = await localPortRange();
+  const windowMs = input.bandwidthWindowMs ?? BANDWIDTH_WINDOW_MS;
+  try {
+    let ephemeral: ProbeService;
+    try {
+      ephemeral = await startProbeService({
+        host: decision.address,
+        port: 0,
+        token: input.token,
+        maxConnections: SERVICE_CONNECTIONS.ephemeral,
+        onHello: (hello, seen) =>
+          inbound.hello('ephemeral', hello.peer, { seen, claimed: hello.address }),
+        streams: {
+          windowMs,
+          onReceived: (stream, seen, bytes, ms) => inbound.stream(stream.peer, { seen, bytes, ms }),
+        },
+      });
+    } catch (error) {
+      return {
+        kind: 'listen',
+        address: decision.address,
+        port: 0,
+        failure: classifySocketError(error),
+      };
+    }
+    services.push(ephemeral);
+    const onProbePort = (hello: { peer: string; address: string }, seen: string) =>
+      inbound.hello('probe port', hello.peer, { seen, claimed: hello.address });
+
+    let registry: Registry<'register'> | null = null;
+    if (input.hostsStore) {
+      const candidate = new Registry({
+        round: 'register',
+        token: input.token,
+        expected: input.job.nnodes.max,
+        nodeList: input.job.clusterPeers,
+        restrict:
+          input.restrict.length > 0 ? await resolvePeers(input.restrict, decision.family) : null,
+      });
+      const wildcard = decision.family === 'ipv6' ? '::' : '0.0.0.0';
+      try {
+        services.push(
+          await startProbeService({
+            host: wildcard,
+            port: input.port,
+            token: input.token,
+            maxConnections: SERVICE_CONNECTIONS.registry,
+            registry: candidate,
+            onHello: onProbePort,
+          }),
+        );
+        registry = candidate;
+      } catch (error) {
+        const failure = classifySocketError(error);
+        // torch would become a client of whoever holds the port (master-role.ts clientIfTaken).
+        if (!(failure.error === 'port in use' && input.clientIfTaken)) {
+          return { kind: 'listen', address: wildcard, port: input.port, failure };
+        }
+      }
+    }
+    // Only a help for the diagnosis, started once the master's service is
+    // known to be bound: a node of this job on the master's own host must
+    // not take the probe port there first. Another job's probe or such a
+    // node may hold it, and the check goes on without it.
+    const startCompanion = () => {
+      if (input.hostsStore) return;
+      companion = startProbeService({
+        host: decision.address,
+        port: input.port,
+        token: input.token,
+        maxConnections: SERVICE_CONNECTIONS.probePort,
+        onHello: onProbePort,
+      }).catch(() => null);
+    };
+
+    const target = {
+      address: storeAddress(input.masterAddresses, decision.family),
+      port: input.port,
+    };
+    const iface = input.facts.interfaces.find((candidate) => candidate.name === decision.interface);
+    const joined = await joinRegistry({
+      target,
+      masterName: input.job.master?.host ?? target.address,
+      request: {
+        kind: 'register',
+        token: input.token,
+        node: { name: input.nodeName, rank: input.job.nodeRank?.value ?? null },
+        interface: decision.interface,
+        address: decision.address,
+        port: ephemeral.port,
+        speedMbps: iface?.speedMbps ?? null,
+        portRange,
+      },
+      token: input.token,
+      deadline,
+      logger: input.logger,
+      attemptMs: input.attemptMs,
+      onReached: startCompanion,
+    });
+    if (!joined.ok || joined.kind !== 'roster') {
+      const waiting = joined.ok ? null : joined.waiting;
+      return {
+        kind: 'register',
+        failure: joined.ok
+          ? { error: 'no handshake', detail: 'the registry sent a table' }
+          : joined,
+        target,
+        missing: waiting?.missing ?? [],
+        registered: waiting?.registered ?? null,
+        expected: waiting?.expected ?? null,
+      };
+    }
+    const self = joined.members.find(
+      (member) => member.address === decision.address && member.port === ephemeral.port,
+    );
+    if (self === undefined) {
+      input.logger.warn(
+        `this node (${input.nodeName}) is not among the --peers the master restricts the check to (${input.restrict.join(', ') || 'its own list'}): nothing was checked from here`,
+      );
+      return { kind: 'mesh', partners: [], warnings: [] };
+    }
+    logShape(input, joined.roster.nodes, joined.roster.sampled, joined.members.length - 1);
+    const meshed = await probeMesh({
+      self,
+      members: joined.members as Member[],
+      localAddress: decision.address,
+      interfaceName: decision.interface,
+      probePort: input.port,
+      token: input.token,
+      deadline,
+      logger: input.logger,
+      inbound,
+      attemptMs: input.attemptMs,
+      bandwidth: { windowMs, minMbps: input.minBandwidthMbps },
+    });
+    // The master's service stays until every node has its roster (a sampled
+    // roster's partners may be done long before the last node asks).
+    if (registry !== null) await untilDeadline(registry.allDelivered, deadline);
+    return { kind: 'mesh', partners: meshed.partners, warnings: meshed.warnings };
+  } finally {
+    const late = await companion;
+    await Promise.all([...services, ...(late ? [late] : [])].map((service) => service.close()));
   }
-  if (pending.length === 0) return;
-  const more =
-    pending.length > LISTED_IN_PROGRESS ? `, and ${pending.length - LISTED_IN_PROGRESS} more` : '';
-  options.logger.info(
-    `waiting for ${pending.length} of ${options.plan.others.length} peers via ${options.interfaceName}, ${Math.round(options.deadline.elapsedMs() / 1000)}s of ${formatSeconds(options.deadline.totalMs)}: ${pending.slice(0, LISTED_IN_PROGRESS).join(', ')}${more}`,
-  );
+}
+
+/** The store's address as torch's clients dial it: the first of the family getaddrinfo gives. */
+function storeAddress(addresses: readonly string[], family: Family): string {
+  const found = addresses.find((address) => familyOf(address) === family);
+  if (found === undefined) throw new Error(`the master has no ${family} address`);
+  return found;
+}
+
+/** SPEC: "above a size it dials ring neighbours plus a sample, and says so". */
+function logShape(input: ProbePeersInput, nodes: number, sampled: boolean, partners: number): void {
+  if (sampled) {
+    input.logger.info(
+      `mesh of ${nodes} nodes: above ${FULL_MESH_MAX_NODES} nodes each dials its ring neighbours plus a sample, ${partners} partners for this node`,
+    );
+  } else {
+    input.logger.debug(`mesh of ${nodes} nodes: this node dials all ${partners} others`);
+  }
 }

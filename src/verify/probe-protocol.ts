@@ -1,28 +1,149 @@
 /**
- * The peer probe's wire format: one JSON object per line (newline-delimited
- * JSON), each at most MAX_MESSAGE_BYTES long. A dialing node sends `hello`;
- * the listener answers `welcome` (same job) or `reject` (another job's token)
- * and hangs up. Everything from the wire passes a strict zod schema: unknown
+ * The probe's wire format: one JSON object per line (newline-delimited
+ * JSON), each at most MAX_MESSAGE_BYTES long, every one bound to the job by
+ * its token. Everything from the wire passes a strict zod schema: unknown
  * keys, wrong types, bad UTF-8, an overlong line all fail.
+ *
+ * Three conversations, each one request per connection (SPEC "Verification",
+ * peers):
+ * - the master's registry: a node sends `publish` (its usable networks, for
+ *   the `agree` strategy) or `register` (its chosen address and the
+ *   ephemeral port it listens on); the registry answers `waiting` until
+ *   every node has come, then `table` (the networks all nodes have) or
+ *   `roster` followed by one `member` line per node this one meshes with;
+ * - the mesh: a node dials another's registered port and says `hello`; the
+ *   answer is `welcome` with the source address seen, or `reject`;
+ * - bandwidth: `stream`, then raw bytes for about a second; the receiver
+ *   answers `received` with what arrived in its window.
  */
 import { isIP } from 'node:net';
 import * as z from 'zod/mini';
 import '../zod-english.js';
 
-export const PROTOCOL_VERSION = 1;
-/** A hello with a 253-byte DNS name and an IPv6 address fits in well under this. */
-export const MAX_MESSAGE_BYTES = 512;
+export const PROTOCOL_VERSION = 2;
+/** A publish of MAX_NETWORKS networks with plain names fits in well under this; every other message is far smaller. */
+export const MAX_MESSAGE_BYTES = 4_096;
+/** NCCL's own bound on the interfaces it considers (MAX_IFS in src/include/socket.h, 16). */
+export const MAX_NETWORKS = 16;
+/** Named in one `waiting` answer; the rest is a count. */
+export const MAX_MISSING_LISTED = 8;
+/** The registry's hard bound (Slurm's own MAX_NODES in cluster/slurm-job.ts is the same). */
+export const MAX_NODES = 65_536;
 
 const token = z.string().check(z.regex(/^[0-9a-f]{32}$/, 'expected 32 hex digits'));
 const address = z.string().check(z.refine((value) => isIP(value) !== 0, 'expected an IP address'));
 const version = z.literal(PROTOCOL_VERSION);
+const count = (max: number) => z.number().check(z.int(), z.minimum(0), z.maximum(max));
+/** A host name (RFC 1035's 253) or a listed address. */
+const name = z.string().check(z.minLength(1), z.maxLength(253));
+/** Linux IFNAMSIZ is 16, NUL included. */
+const interfaceName = z.string().check(z.minLength(1), z.maxLength(15));
+const port = z.number().check(z.int(), z.minimum(1), z.maximum(65_535));
+const speedMbps = z.nullable(count(100_000_000));
+const prefixLength = count(128);
 
-/** The dialing node: its entry in the peer list and the address it sends from. */
+const node = z.strictObject({ name, rank: z.nullable(count(MAX_NODES - 1)) });
+
+/** One usable interface of a node, on one network, as `agree` ranks it. */
+const publishedNetwork = z.strictObject({
+  interface: interfaceName,
+  address,
+  prefixLength,
+  speedMbps,
+  /** The RDMA device behind it (mlx5_0), null for none. */
+  rdma: z.nullable(z.string().check(z.minLength(1), z.maxLength(64))),
+});
+
+const publishSchema = z.strictObject({
+  v: version,
+  kind: z.literal('publish'),
+  token,
+  node,
+  networks: z.array(publishedNetwork).check(z.maxLength(MAX_NETWORKS)),
+});
+
+/** net.ipv4.ip_local_port_range of the registering node: where its ephemeral ports come from. */
+const portRange = z.tuple([port, port]);
+
+const registerSchema = z.strictObject({
+  v: version,
+  kind: z.literal('register'),
+  token,
+  node,
+  interface: interfaceName,
+  address,
+  port,
+  speedMbps,
+  portRange,
+});
+
+const waitingSchema = z.strictObject({
+  v: version,
+  kind: z.literal('waiting'),
+  token,
+  round: z.enum(['publish', 'register']),
+  registered: count(MAX_NODES),
+  expected: count(MAX_NODES),
+  /** Who has not come, by Slurm name, --peers entry or rank; at most MAX_MISSING_LISTED. */
+  missing: z.array(name).check(z.maxLength(MAX_MISSING_LISTED)),
+  /** When to ask again: the registry paces its own load. */
+  retryMs: count(60_000),
+});
+
+/** A network every node has an address on, as the registry aggregated it. */
+const commonNetwork = z.strictObject({
+  network: address,
+  prefixLength,
+  /** The slowest node's interface on it; null when any node's speed is unknown. */
+  slowestMbps: speedMbps,
+  /** Every node's interface on it is RDMA-backed. */
+  rdma: z.boolean(),
+  /** Addresses that more than one node holds (docker0's 172.17.0.1): such a network never counts. */
+  duplicated: z.array(address).check(z.maxLength(4)),
+});
+
+const tableSchema = z.strictObject({
+  v: version,
+  kind: z.literal('table'),
+  token,
+  nodes: count(MAX_NODES),
+  common: z.array(commonNetwork).check(z.maxLength(MAX_NETWORKS)),
+  /** Networks only some nodes have, for the trace; at most MAX_MISSING_LISTED, then a count. */
+  partial: z
+    .array(z.strictObject({ network: address, prefixLength, nodes: count(MAX_NODES) }))
+    .check(z.maxLength(MAX_MISSING_LISTED)),
+  partialMore: count(MAX_NODES * MAX_NETWORKS),
+});
+
+const rosterSchema = z.strictObject({
+  v: version,
+  kind: z.literal('roster'),
+  token,
+  nodes: count(MAX_NODES),
+  /** Above FULL_MESH_MAX_NODES: ring neighbours plus a sample, not everyone. */
+  sampled: z.boolean(),
+  /** How many `member` lines follow (this node's own among them). */
+  members: count(MAX_NODES),
+});
+
+const memberSchema = z.strictObject({
+  v: version,
+  kind: z.literal('member'),
+  name,
+  rank: z.nullable(count(MAX_NODES - 1)),
+  interface: interfaceName,
+  address,
+  port,
+  speedMbps,
+  portRange,
+});
+
+/** The dialing node: its name in the roster and the address it sends from. */
 const helloSchema = z.strictObject({
   v: version,
   kind: z.literal('hello'),
   token,
-  peer: z.string().check(z.minLength(1), z.maxLength(253)),
+  peer: name,
   address,
 });
 
@@ -34,22 +155,73 @@ const welcomeSchema = z.strictObject({
   seen: address,
 });
 
-/** The listener belongs to another job (two jobs sharing a probe port). */
+/** Not served: another job's token ('token'), or the registry says why (a rank held twice). */
 const rejectSchema = z.strictObject({
   v: version,
   kind: z.literal('reject'),
-  reason: z.literal('token'),
+  reason: z.string().check(z.minLength(1), z.maxLength(400)),
 });
 
-const probeMessageSchema = z.discriminatedUnion('kind', [helloSchema, welcomeSchema, rejectSchema]);
+/** The start of a bandwidth measurement; raw bytes follow on the same connection. */
+const streamSchema = z.strictObject({
+  v: version,
+  kind: z.literal('stream'),
+  token,
+  peer: name,
+  address,
+});
 
+/** What the receiver counted in its window. */
+const receivedSchema = z.strictObject({
+  v: version,
+  kind: z.literal('received'),
+  token,
+  bytes: count(Number.MAX_SAFE_INTEGER),
+  ms: count(60_000),
+});
+
+const probeMessageSchema = z.discriminatedUnion('kind', [
+  publishSchema,
+  registerSchema,
+  waitingSchema,
+  tableSchema,
+  rosterSchema,
+  memberSchema,
+  helloSchema,
+  welcomeSchema,
+  rejectSchema,
+  streamSchema,
+  receivedSchema,
+]);
+
+export type Publish = z.infer<typeof publishSchema>;
+export type PublishedNetwork = z.infer<typeof publishedNetwork>;
+export type Register = z.infer<typeof registerSchema>;
+export type Waiting = z.infer<typeof waitingSchema>;
+export type Table = z.infer<typeof tableSchema>;
+export type CommonNetwork = z.infer<typeof commonNetwork>;
+export type Roster = z.infer<typeof rosterSchema>;
+export type Member = z.infer<typeof memberSchema>;
 export type Hello = z.infer<typeof helloSchema>;
 export type Welcome = z.infer<typeof welcomeSchema>;
 export type Reject = z.infer<typeof rejectSchema>;
+export type Stream = z.infer<typeof streamSchema>;
+export type Received = z.infer<typeof receivedSchema>;
 export type ProbeMessage = z.infer<typeof probeMessageSchema>;
+export type NodeIdentity = z.infer<typeof node>;
 
-export function encodeMessage(message: ProbeMessage): Buffer {
-  const line = Buffer.from(`${JSON.stringify(probeMessageSchema.parse(message))}\n`, 'utf8');
+/** A message as it goes on the wire, `v` added. */
+export type Outgoing = ProbeMessage extends infer M
+  ? M extends ProbeMessage
+    ? Omit<M, 'v'>
+    : never
+  : never;
+
+export function encodeMessage(message: Outgoing): Buffer {
+  const line = Buffer.from(
+    `${JSON.stringify(probeMessageSchema.parse({ v: PROTOCOL_VERSION, ...message }))}\n`,
+    'utf8',
+  );
   if (line.length > MAX_MESSAGE_BYTES) {
     throw new RangeError(`probe message of ${line.length} bytes exceeds ${MAX_MESSAGE_BYTES}`);
   }
@@ -98,6 +270,20 @@ export class MessageReader {
       if (outcome.kind === 'invalid') this.failed = true;
     }
     return outcomes;
+  }
+
+  /**
+   * The first message and the bytes after its newline, for a conversation
+   * whose request line is followed by raw data (`stream`); null until the
+   * line is complete.
+   */
+  takeFirst(chunk: Uint8Array): { outcome: ReadOutcome; rest: Buffer } | null {
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const newline = bytes.indexOf(NEWLINE);
+    const head = newline === -1 ? bytes : bytes.subarray(0, newline + 1);
+    const [outcome] = this.push(head);
+    if (outcome === undefined) return null;
+    return { outcome, rest: newline === -1 ? Buffer.alloc(0) : bytes.subarray(newline + 1) };
   }
 
   /** Bytes held that never ended in a newline: a truncated message. */

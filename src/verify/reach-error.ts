@@ -1,6 +1,7 @@
 /**
  * The vocabulary of a failed reachability check (SPEC "Verification": a
- * failure names the error: refused, unreachable, timed out), and the mapping
+ * failure names the error: refused, unreachable, timed out, wrong source
+ * address, ephemeral ports blocked, below the bandwidth), and the mapping
  * from the socket errors Node reports to it.
  */
 export type ReachError =
@@ -14,6 +15,14 @@ export type ReachError =
   | 'wrong source address'
   /** The probe listener there belongs to another job (its token differs). */
   | 'other job'
+  /** Silence on the registered (ephemeral) port while the peer's probe port answers: a firewall that opens only the rendezvous ports. */
+  | 'ephemeral ports blocked'
+  /** The node never registered with the master's probe service before the timeout. */
+  | 'not registered'
+  /** The master's registry refused this node, with its reason (two nodes claiming one rank). */
+  | 'rejected'
+  /** The throughput measured to the next node is below --min-bandwidth. */
+  | 'below the bandwidth'
   /** The port accepted the connection but did not answer the probe handshake. */
   | 'no handshake'
   /** A port this host needs is held by another process. */

@@ -6,19 +6,18 @@
  * the rendezvous port, so it needs no torchrun running).
  */
 import { ConfigError } from '../errors.js';
-import type { HostFacts, InterfaceFacts, RouteAnswer } from '../host/host-facts.js';
+import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Decision } from '../resolve/decision.js';
 import { checkLocal } from './check-local.js';
 import { checkStorePort } from './check-store-port.js';
-import { type Deadline, deadlineIn } from './clock.js';
+import { type Deadline, deadlineIn, formatSeconds } from './clock.js';
 import { failureOf } from './failure.js';
-import { masterRole } from './master-role.js';
-import { type PeerPlan, planPeers, resolvePeers } from './peer-list.js';
-import { probePeers } from './probe-peers.js';
+import { type MasterRole, masterRole } from './master-role.js';
+import { type ProbePeersOutcome, probePeers } from './probe-peers.js';
 import { jobToken } from './probe-token.js';
-import { ATTEMPT_MS, waitForEndpoint } from './wait-for-endpoint.js';
+import { ATTEMPT_MS, endpointText, waitForEndpoint } from './wait-for-endpoint.js';
 
 export { VerificationFailedError } from './failure.js';
 
@@ -28,7 +27,7 @@ export interface VerifyInput {
   job: JobShape;
   facts: HostFacts;
   timeoutMs: number;
-  /** Hosts for --verify peers (already expanded). */
+  /** --peers (already expanded): restricts --verify peers to these hosts; empty: every node that registers. */
   peers: string[];
   probePort: number | null;
   logger: Logger;
@@ -36,8 +35,14 @@ export interface VerifyInput {
   routesToMaster: RouteAnswer[];
   /** Every address the master resolves to (plan.ts resolves it once, for the choice and for this). */
   masterAddresses: readonly string[];
-  /** What tells this job from another on the same nodes: SLURM_JOB_ID, torchrun's --rdzv-id. */
+  /** What tells this job from another on the same nodes: SLURM_JOB_ID. */
   jobId?: string | null;
+  /** This node's name in the mesh: Slurm's SLURMD_NODENAME, else the hostname. */
+  nodeName?: string;
+  /** --min-bandwidth in Mbit/s: the throughput to the next node must reach it. */
+  minBandwidthMbps?: number | null;
+  /** How long the throughput is measured (BANDWIDTH_WINDOW_MS); tests shorten it. */
+  bandwidthWindowMs?: number;
 }
 
 export interface PeerResult {
@@ -49,12 +54,15 @@ export interface PeerResult {
   error: string | null;
   /** The source address the other side saw, for peers. */
   seenSource: string | null;
+  /** Probe only: the throughput this node measured to this peer (next in ring order), Mbit/s. */
+  bandwidthMbps: number | null;
   elapsedMs: number;
   /**
    * bind: the master node's rendezvous port; connect: a worker to the master;
-   * listen: this node's probe listener; probe: the peer probe, both ways.
+   * listen: a probe service of this node; register: with the master's probe
+   * service (a node that never came is named here); probe: the mesh, both ways.
    */
-  check: 'bind' | 'connect' | 'listen' | 'probe';
+  check: 'bind' | 'connect' | 'listen' | 'register' | 'probe';
   /** The errno or what was seen behind `error`, e.g. ECONNREFUSED, "no answer in 5s". */
   detail: string | null;
   /** Probe only: the peer → this node leg; `ok` above covers both legs. */
@@ -63,6 +71,8 @@ export interface PeerResult {
     error: string | null;
     detail: string | null;
     source: string | null;
+    /** What the peer measured to this node (we are its next in ring order), Mbit/s. */
+    bandwidthMbps: number | null;
   } | null;
 }
 
@@ -83,7 +93,7 @@ export interface VerifyReport {
  * report, when a check fails.
  */
 export async function verify(input: VerifyInput): Promise<VerifyReport> {
-  const { decision } = input;
+  const { decision, job } = input;
   const deadline = deadlineIn(input.timeoutMs);
   const report: VerifyReport = {
     level: input.level,
@@ -101,10 +111,16 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
   if (!local.ok) throw failureOf(finish(report, deadline, false), local.message);
   if (input.level === 'local') return finish(report, deadline, true);
 
-  // A bad peer list is a configuration error: find it before touching the network.
-  const peers = input.level === 'peers' ? await planProbe(input, local.iface) : null;
-  report.results.push(...(await checkMaster(input, deadline, report.warnings)));
-  if (peers) report.results.push(...(await probeAll(input, peers, deadline)));
+  const role =
+    job.master === null
+      ? null
+      : await masterRole(job, job.master, input.masterAddresses, input.facts, decision.family);
+  // A probe port that cannot be is a configuration error: find it before touching the network.
+  const probePort = input.level === 'peers' ? planProbePort(input) : null;
+  report.results.push(...(await checkMaster(input, role, deadline, report.warnings)));
+  if (probePort !== null && role !== null) {
+    report.results.push(...(await probeAll(input, role, probePort, deadline, report.warnings)));
+  }
 
   const ok = report.results.every((result) => result.ok);
   finish(report, deadline, ok);
@@ -119,13 +135,13 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
  */
 async function checkMaster(
   input: VerifyInput,
+  role: MasterRole | null,
   deadline: Deadline,
   warnings: string[],
 ): Promise<PeerResult[]> {
   const { decision, job } = input;
   const master = job.master;
-  if (master === null) return [];
-  const role = await masterRole(job, master, input.masterAddresses, input.facts, decision.family);
+  if (master === null || role === null) return [];
   let clientOf = role.role === 'worker' ? role.address : null;
   if (role.role === 'store host') {
     if (role.warning) warnings.push(role.warning);
@@ -162,77 +178,116 @@ async function checkMaster(
   ];
 }
 
-interface ProbePlan {
-  plan: PeerPlan;
-  port: number;
-}
-
-async function planProbe(input: VerifyInput, chosen: InterfaceFacts): Promise<ProbePlan> {
+/**
+ * SPEC --probe-port: "master port + 1", beside the rendezvous port. The
+ * nodes meet through the master, so a job without one (--standalone, one
+ * node) has no mesh to check.
+ */
+function planProbePort(input: VerifyInput): number | null {
   const { job } = input;
-  if (input.peers.length === 0) {
+  if (job.master === null) {
+    if (job.standalone || job.nnodes.max === 1) return null;
     throw new ConfigError(
-      '--verify peers needs the list of nodes: give --peers, or run it under Slurm',
+      '--verify peers needs the master: the nodes meet through its probe service; give --master-addr (or run under Slurm)',
     );
   }
-  // SPEC --probe-port: "master port + 1", beside the rendezvous port.
-  const port = input.probePort ?? (job.master ? job.master.port + 1 : null);
-  if (port === null) {
-    throw new ConfigError(
-      '--verify peers needs --probe-port: there is no master port to derive it from',
-    );
-  }
+  const port = input.probePort ?? job.master.port + 1;
   if (port > 65535) {
     throw new ConfigError(
       `the probe port derived from the master port, ${port}, is outside 1-65535: give --probe-port`,
     );
   }
-  const resolved = await resolvePeers(input.peers, input.decision.family);
-  return { plan: planPeers(resolved, input.facts, chosen), port };
+  return port;
 }
 
 async function probeAll(
   input: VerifyInput,
-  { plan, port }: ProbePlan,
+  role: MasterRole,
+  port: number,
   deadline: Deadline,
+  warnings: string[],
 ): Promise<PeerResult[]> {
   const { decision, job } = input;
-  const probed = await probePeers({
-    plan,
-    localAddress: decision.address,
-    interfaceName: decision.interface,
+  const outcome = await probePeers({
+    job,
+    facts: input.facts,
+    decision,
+    masterAddresses: input.masterAddresses,
+    hostsStore: role.role === 'store host',
+    clientIfTaken: role.role === 'store host' && role.clientIfTaken !== null,
     port,
-    token: jobToken({
-      master: job.master,
-      jobId: input.jobId ?? null,
-      peers: input.peers,
-      probePort: port,
-    }),
+    token: jobToken({ master: job.master, jobId: input.jobId ?? null, probePort: port }),
+    nodeName: input.nodeName ?? input.facts.hostname,
+    restrict: input.peers,
+    minBandwidthMbps: input.minBandwidthMbps ?? null,
+    ...(input.bandwidthWindowMs !== undefined && { bandwidthWindowMs: input.bandwidthWindowMs }),
     deadline,
     logger: input.logger,
     attemptMs: ATTEMPT_MS,
   });
-  if (probed.listen) {
-    return [
-      {
-        ...blankResult(plan.self, decision.address, port, 'listen'),
-        error: probed.listen.error,
-        detail: probed.listen.detail,
-        elapsedMs: Math.round(deadline.elapsedMs()),
-      },
-    ];
+  if (outcome.kind === 'mesh') warnings.push(...outcome.warnings);
+  return probeResults(outcome, input, deadline);
+}
+
+function probeResults(
+  outcome: ProbePeersOutcome,
+  input: VerifyInput,
+  deadline: Deadline,
+): PeerResult[] {
+  const elapsedMs = Math.round(deadline.elapsedMs());
+  const self = input.nodeName ?? input.facts.hostname;
+  switch (outcome.kind) {
+    case 'listen':
+      return [
+        {
+          ...blankResult(self, outcome.address, outcome.port, 'listen'),
+          error: outcome.failure.error,
+          detail: outcome.failure.detail,
+          elapsedMs,
+        },
+      ];
+    case 'register': {
+      const { target, failure } = outcome;
+      const master = input.job.master?.host ?? target.address;
+      if (failure.error !== 'not registered') {
+        return [
+          {
+            ...blankResult(master, target.address, target.port, 'register'),
+            error: failure.error,
+            detail: failure.detail,
+            elapsedMs,
+          },
+        ];
+      }
+      // SPEC "Outputs": a node that never registered, by its Slurm name, else its rank.
+      const counted =
+        outcome.registered === null
+          ? 'the master was still in the agree round'
+          : `${outcome.registered} of ${outcome.expected} nodes registered`;
+      const unnamed = (outcome.expected ?? 0) - (outcome.registered ?? 0) - outcome.missing.length;
+      const missing = [...outcome.missing, ...(unnamed > 0 ? [`${unnamed} more node(s)`] : [])];
+      return missing.map((name) => ({
+        ...blankResult(name, null, target.port, 'register'),
+        error: 'not registered',
+        detail: `did not register with the master's probe service (${master} at ${endpointText(target)}) in ${formatSeconds(deadline.totalMs)}; ${counted}`,
+        elapsedMs,
+      }));
+    }
+    case 'mesh':
+      return outcome.partners.map((probe) => ({
+        peer: probe.member.name,
+        address: probe.member.address,
+        port: probe.member.port,
+        ok: probe.outbound.ok && probe.inbound.ok,
+        error: probe.outbound.error,
+        seenSource: probe.outbound.seen,
+        bandwidthMbps: probe.bandwidthMbps,
+        elapsedMs: Math.round(probe.outbound.elapsedMs),
+        check: 'probe',
+        detail: probe.outbound.detail,
+        inbound: { ...probe.inbound, bandwidthMbps: probe.inboundBandwidthMbps },
+      }));
   }
-  return probed.peers.map((peer) => ({
-    peer: peer.name,
-    address: peer.address,
-    port,
-    ok: peer.outbound.ok && peer.inbound.ok,
-    error: peer.outbound.error,
-    seenSource: peer.outbound.seen,
-    elapsedMs: Math.round(peer.outbound.elapsedMs),
-    check: 'probe',
-    detail: peer.outbound.detail,
-    inbound: peer.inbound,
-  }));
 }
 
 function blankResult(
@@ -248,6 +303,7 @@ function blankResult(
     ok: false,
     error: null,
     seenSource: null,
+    bandwidthMbps: null,
     elapsedMs: 0,
     check,
     detail: null,

@@ -93,7 +93,7 @@ describe('settleOptions: precedence flag > environment > env file > default', ()
 const badFlags: [string[], RegExp][] = [
   [
     ['--strategy', 'explicit,fastest'],
-    /^--strategy: bad value 'explicit,fastest': unknown strategy 'fastest'; valid: explicit, local, subnet, route, speed$/,
+    /^--strategy: bad value 'explicit,fastest': unknown strategy 'fastest'; valid: explicit, local, subnet, route, speed, agree$/,
   ],
   [['--strategy', 'route,route'], /strategy 'route' is listed twice/],
   [['--verify', 'all'], /^--verify: bad value 'all': expected one of none, local, master, peers$/],
@@ -103,6 +103,12 @@ const badFlags: [string[], RegExp][] = [
   ],
   [['--probe-port', '70000'], /^--probe-port: bad value '70000': expected a port number 1-65535$/],
   [['--probe-port', '0'], /expected a port number 1-65535/],
+  // SPEC "Options": a rate without a unit is a bad value (bits or bytes?).
+  [
+    ['--verify', 'peers', '--min-bandwidth', '500'],
+    /^--min-bandwidth: bad value '500': expected a rate with its unit, such as 500mbit, 10gbit, 2GB\/s$/,
+  ],
+  [['--verify', 'peers', '--min-bandwidth', '10 furlongs'], /^--min-bandwidth: bad value/],
   [['--family', 'inet'], /^--family: bad value 'inet': expected one of auto, ipv4, ipv6$/],
   [['--cluster', 'pbs'], /^--cluster: bad value 'pbs': expected one of auto, slurm, k8s, none$/],
   [['--log-level', 'loud'], /^--log-level: bad value 'loud'/],
@@ -139,6 +145,22 @@ describe('settleOptions: bad variables and env files are configuration errors (7
     writeFileSync(join(dir, 'nccl-run.env'), 'NCCL_RUN_PROBE_PORT=http\n');
     expect(() => settle([], {}, dir)).toThrow(
       /^NCCL_RUN_PROBE_PORT in .*nccl-run\.env: bad value 'http': expected a port number/,
+    );
+  });
+
+  it('reads --min-bandwidth into Mbit/s, and refuses it below --verify peers, where nothing measures', () => {
+    expect(settle(['--verify', 'peers', '--min-bandwidth', '2GB/s']).options.minBandwidthMbps).toBe(
+      16_000,
+    );
+    expect(
+      settle([], { NCCL_RUN_VERIFY: 'peers', NCCL_RUN_MIN_BANDWIDTH: '500mbit' }).options,
+    ).toMatchObject({
+      minBandwidthMbps: 500,
+    });
+    const attempt = () => settle(['--min-bandwidth', '1gbit']);
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(
+      '--min-bandwidth: --min-bandwidth needs --verify peers (the level is master, from the default)',
     );
   });
 

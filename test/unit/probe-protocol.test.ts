@@ -12,26 +12,63 @@ const token = fc.stringMatching(/^[0-9a-f]{32}$/);
 const address = fc.oneof(fc.ipV4(), fc.ipV6());
 const peerName = fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' });
 
+const port = fc.integer({ min: 1, max: 65_535 });
+const node = fc.record({ name: peerName, rank: fc.option(fc.nat(65_535), { nil: null }) });
+
 const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
   fc.record({
-    v: fc.constant(1 as const),
+    v: fc.constant(2 as const),
     kind: fc.constant('hello' as const),
     token,
     peer: peerName,
     address,
   }),
   fc.record({
-    v: fc.constant(1 as const),
+    v: fc.constant(2 as const),
     kind: fc.constant('welcome' as const),
     token,
     seen: address,
   }),
   fc.record({
-    v: fc.constant(1 as const),
+    v: fc.constant(2 as const),
     kind: fc.constant('reject' as const),
-    reason: fc.constant('token' as const),
+    reason: fc.string({ minLength: 1, maxLength: 100 }),
+  }),
+  fc.record({
+    v: fc.constant(2 as const),
+    kind: fc.constant('register' as const),
+    token,
+    node,
+    interface: fc.stringMatching(/^[a-z][a-z0-9]{0,14}$/),
+    address,
+    port,
+    speedMbps: fc.option(fc.nat(1_000_000), { nil: null }),
+    portRange: fc.tuple(port, port),
+  }),
+  fc.record({
+    v: fc.constant(2 as const),
+    kind: fc.constant('waiting' as const),
+    token,
+    round: fc.constantFrom('publish' as const, 'register' as const),
+    registered: fc.nat(65_536),
+    expected: fc.nat(65_536),
+    missing: fc.array(peerName, { maxLength: 8 }),
+    retryMs: fc.nat(60_000),
+  }),
+  fc.record({
+    v: fc.constant(2 as const),
+    kind: fc.constant('received' as const),
+    token,
+    bytes: fc.nat(),
+    ms: fc.nat(60_000),
   }),
 );
+
+/** What goes into encodeMessage: the message without its version, which the encoder adds. */
+const outgoing = (sent: ProbeMessage) => {
+  const { v: _version, ...rest } = sent;
+  return rest as Parameters<typeof encodeMessage>[0];
+};
 
 function readAll(chunks: Uint8Array[]): { outcomes: ReadOutcome[]; reader: MessageReader } {
   const reader = new MessageReader();
@@ -54,7 +91,7 @@ describe('probe message decoder', () => {
   it('decodes every valid message, split at every byte boundary', () => {
     fc.assert(
       fc.property(message, (sent) => {
-        const bytes = encodeMessage(sent);
+        const bytes = encodeMessage(outgoing(sent));
         for (let cut = 0; cut <= bytes.length; cut += 1) {
           const { outcomes } = readAll([bytes.subarray(0, cut), bytes.subarray(cut)]);
           expect(outcomes).toEqual([{ kind: 'message', message: sent }]);
@@ -70,7 +107,7 @@ describe('probe message decoder', () => {
         fc.array(message, { minLength: 1, maxLength: 8 }),
         fc.array(fc.nat()),
         (sent, cuts) => {
-          const bytes = Buffer.concat(sent.map(encodeMessage));
+          const bytes = Buffer.concat(sent.map((m) => encodeMessage(outgoing(m))));
           const { outcomes } = readAll(splitAt(bytes, cuts));
           expect(outcomes).toEqual(sent.map((m) => ({ kind: 'message', message: m })));
         },
@@ -86,7 +123,7 @@ describe('probe message decoder', () => {
         if (invalid !== -1) expect(invalid).toBe(outcomes.length - 1);
         for (const outcome of outcomes) {
           if (outcome.kind === 'message')
-            expect(() => encodeMessage(outcome.message)).not.toThrow();
+            expect(() => encodeMessage(outgoing(outcome.message))).not.toThrow();
         }
       }),
       { numRuns: 500 },
@@ -96,7 +133,7 @@ describe('probe message decoder', () => {
   it('holds a truncated message without yielding anything', () => {
     fc.assert(
       fc.property(message, fc.nat(), (sent, cut) => {
-        const bytes = encodeMessage(sent);
+        const bytes = encodeMessage(outgoing(sent));
         const { outcomes, reader } = readAll([bytes.subarray(0, cut % bytes.length)]);
         expect(outcomes).toEqual([]);
         expect(reader.partialBytes).toBe(cut % bytes.length);
@@ -122,21 +159,25 @@ describe('probe message decoder', () => {
 
   it('rejects, and stops reading after, a line that is not a probe message', () => {
     const cases: [string, string][] = [
-      ['{"v":1,"kind":"hello"}\n', 'not a probe message'],
-      ['{"v":2,"kind":"reject","reason":"token"}\n', 'not a probe message'],
-      ['{"v":1,"kind":"reject","reason":"token","extra":1}\n', 'not a probe message'],
+      ['{"v":2,"kind":"hello"}\n', 'not a probe message'],
+      ['{"v":1,"kind":"reject","reason":"token"}\n', 'not a probe message'],
+      ['{"v":2,"kind":"reject","reason":"token","extra":1}\n', 'not a probe message'],
       [
-        '{"v":1,"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n',
+        '{"v":2,"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n',
         'not a probe message',
       ],
-      ['{"__proto__":{"v":1},"kind":"reject","reason":"token"}\n', 'not a probe message'],
+      [
+        '{"v":2,"kind":"member","name":"n","rank":null,"interface":"eth0","address":"198.18.0.1","port":0,"speedMbps":null,"portRange":[1,2]}\n',
+        'not a probe message',
+      ],
+      ['{"__proto__":{"v":2},"kind":"reject","reason":"token"}\n', 'not a probe message'],
       ['[1,2,3]\n', 'not a probe message'],
       ['{not json\n', 'not JSON'],
     ];
     for (const [line, reason] of cases) {
       const reader = new MessageReader();
       const outcomes = reader.push(
-        Buffer.from(`${line}{"v":1,"kind":"reject","reason":"token"}\n`),
+        Buffer.from(`${line}{"v":2,"kind":"reject","reason":"token"}\n`),
       );
       expect(outcomes).toHaveLength(1);
       expect(outcomes[0]).toMatchObject({ kind: 'invalid' });
@@ -149,12 +190,36 @@ describe('probe message decoder', () => {
   it('refuses to encode a message that would not fit', () => {
     expect(() =>
       encodeMessage({
-        v: 1,
-        kind: 'hello',
+        kind: 'publish',
         token: 'a'.repeat(32),
-        peer: 'é'.repeat(250),
-        address: '2001:db8::1',
+        node: { name: 'node01', rank: 0 },
+        // Each within its own bounds, but three bytes a character in UTF-8.
+        networks: Array.from({ length: 16 }, (_, i) => ({
+          interface: `€${i}`.padEnd(15, '€'),
+          address: `2001:db8::${i + 1}`,
+          prefixLength: 64,
+          speedMbps: 400_000,
+          rdma: '€'.repeat(64),
+        })),
       }),
     ).toThrow(RangeError);
+  });
+
+  it('takes the first line of a request and leaves the raw bytes after it', () => {
+    const line = encodeMessage({
+      kind: 'stream',
+      token: 'a'.repeat(32),
+      peer: 'n',
+      address: '198.18.0.1',
+    });
+    const raw = Buffer.from([0x0a, 0, 0x7b, 0x0a]);
+    const reader = new MessageReader();
+    expect(reader.takeFirst(line.subarray(0, 10))).toBeNull();
+    const first = reader.takeFirst(Buffer.concat([line.subarray(10), raw]));
+    expect(first?.outcome).toMatchObject({
+      kind: 'message',
+      message: { kind: 'stream', peer: 'n' },
+    });
+    expect(first?.rest).toEqual(raw);
   });
 });

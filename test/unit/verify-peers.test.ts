@@ -1,16 +1,18 @@
 /**
  * `--verify peers` between "nodes" that are loopback addresses of this host
  * (127.0.0.1-3), each running verify() with facts that hold only its own
- * address, over real sockets.
+ * address, over real sockets: the master (rank 0, 127.0.0.1) runs the
+ * registry, every node registers an ephemeral port and meshes.
  */
 import { createServer, type Server } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
 import type { HostFacts, InterfaceFacts } from '../../src/host/host-facts.js';
-import { planPeers } from '../../src/verify/peer-list.js';
-import { startProbeListener } from '../../src/verify/probe-listener.js';
+import type { JobShape } from '../../src/job/job-shape.js';
+import { localPortRange } from '../../src/verify/port-range.js';
+import { startProbeService } from '../../src/verify/probe-service.js';
 import { jobToken } from '../../src/verify/probe-token.js';
+import { Registry } from '../../src/verify/registry.js';
 import {
   VerificationFailedError,
   type VerifyInput,
@@ -35,17 +37,25 @@ function freePort(): Promise<number> {
   });
 }
 
-function lo(...addresses: string[]): InterfaceFacts {
+/** Two consecutive free ports: the master's and the probe port beside it (SPEC: master port + 1). */
+async function jobPorts(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const next = await new Promise<boolean>((resolve) => {
+      const server = createServer()
+        .once('error', () => resolve(false))
+        .listen(port + 1, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (next) return port;
+  }
+}
+
+function lo(address: string): InterfaceFacts {
   return {
     name: 'lo',
     operstate: 'unknown',
     carrier: true,
-    addresses: addresses.map((address) => ({
-      address,
-      family: 'ipv4',
-      prefixLength: 8,
-      scope: 'host',
-    })),
+    addresses: [{ address, family: 'ipv4', prefixLength: 8, scope: 'host' }],
     speedMbps: null,
     mtu: 65536,
     kind: 'loopback',
@@ -54,13 +64,16 @@ function lo(...addresses: string[]): InterfaceFacts {
   };
 }
 
+const ADDRESSES = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
+
 function node(
-  address: string,
-  peers: string[],
-  probePort: number,
+  rank: number,
+  masterPort: number,
   extra: Partial<VerifyInput> = {},
+  job: Partial<JobShape> = {},
 ): VerifyInput {
-  const facts: HostFacts = { hostname: address, interfaces: [lo(address)], routes: [] };
+  const address = ADDRESSES[rank] as string;
+  const facts: HostFacts = { hostname: `host${rank}`, interfaces: [lo(address)], routes: [] };
   return {
     level: 'peers',
     decision: {
@@ -72,19 +85,22 @@ function node(
       trace: [],
     },
     job: makeJob({
-      master: null,
-      masterAddr: null,
-      nnodes: { min: peers.length, max: peers.length, source: 'test' },
-      nodeRank: null,
+      master: { host: '127.0.0.1', port: masterPort, source: 'test' },
+      masterAddr: '127.0.0.1',
+      nnodes: { min: 3, max: 3, source: 'test' },
+      nodeRank: { value: rank, source: 'test' },
+      ...job,
     }),
     facts,
     timeoutMs: 3_000,
-    peers,
-    probePort,
+    peers: [],
+    probePort: null,
     logger: pino({ level: 'silent' }),
     routesToMaster: [],
-    masterAddresses: [],
+    masterAddresses: ['127.0.0.1'],
     jobId: 'job-1',
+    nodeName: `node${rank}`,
+    bandwidthWindowMs: 200,
     ...extra,
   };
 }
@@ -95,150 +111,168 @@ const settle = (input: VerifyInput): Promise<VerifyReport | VerificationFailedEr
     throw error;
   });
 
-const PEERS = ['127.0.0.1', '127.0.0.2', '127.0.0.3'];
+const NAMES = ['node0', 'node1', 'node2'];
 
-describe('verify --verify peers', () => {
-  it('passes when every node reaches and is reached by every other, each seeing the true source', async () => {
-    const port = await freePort();
-    const reports = await Promise.all(PEERS.map((address) => verify(node(address, PEERS, port))));
-    for (const [index, report] of reports.entries()) {
-      const self = PEERS[index];
+describe('verify --verify peers, through the master', () => {
+  it('passes with no peer list: every node reaches every other at its ephemeral port, each seeing the true source', async () => {
+    const port = await jobPorts();
+    const [low, high] = await localPortRange();
+    const reports = await Promise.all([0, 1, 2].map((rank) => verify(node(rank, port))));
+    for (const [rank, report] of reports.entries()) {
       expect(report.ok).toBe(true);
-      expect(report.results.map((result) => result.peer).sort()).toEqual(
-        PEERS.filter((peer) => peer !== self),
+      const probes = report.results.filter((result) => result.check === 'probe');
+      expect(probes.map((result) => result.peer).sort()).toEqual(
+        NAMES.filter((_, i) => i !== rank),
       );
-      for (const result of report.results) {
-        expect(result).toMatchObject({ check: 'probe', ok: true, port, seenSource: self });
-        expect(result.inbound).toEqual({
+      for (const result of probes) {
+        const peerRank = NAMES.indexOf(result.peer);
+        expect(result).toMatchObject({
           ok: true,
-          error: null,
-          detail: null,
-          source: result.peer,
+          address: ADDRESSES[peerRank],
+          seenSource: ADDRESSES[rank],
         });
+        // The port each peer registered: an ephemeral one, as NCCL's listeners take.
+        expect(result.port).toBeGreaterThanOrEqual(low);
+        expect(result.port).toBeLessThanOrEqual(high);
+        expect(result.inbound).toMatchObject({ ok: true, source: ADDRESSES[peerRank] });
       }
-      // Ends as soon as all legs are done, far before the 3s timeout.
+      // Ring order by rank: each node measured its throughput to the next one.
+      const next = NAMES[(rank + 1) % 3];
+      expect(probes.find((result) => result.peer === next)?.bandwidthMbps).toBeGreaterThan(0);
+      const previous = NAMES[(rank + 2) % 3];
+      expect(
+        probes.find((result) => result.peer === previous)?.inbound?.bandwidthMbps,
+      ).toBeGreaterThan(0);
+      // Ends as soon as all legs and both measurements are done, far before the 3 s timeout.
       expect(report.elapsedMs).toBeLessThan(2_000);
     }
+    expect(reports[0]?.results.find((result) => result.check === 'bind')).toMatchObject({
+      ok: true,
+      port,
+    });
   });
 
-  it('names exactly the failing pairs when one node never comes', async () => {
-    const port = await freePort();
+  it('names a node that never comes by its Slurm name, on every node that came', async () => {
+    const port = await jobPorts();
+    const job = { clusterPeers: ['gpu-a', 'gpu-b', 'gpu-c'], cluster: 'slurm' as const };
     const outcomes = await Promise.all(
-      PEERS.slice(0, 2).map((address) => settle(node(address, PEERS, port, { timeoutMs: 1_500 }))),
+      [0, 1].map((rank) => settle(node(rank, port, { timeoutMs: 1_200 }, job))),
     );
-    for (const [index, outcome] of outcomes.entries()) {
+    for (const outcome of outcomes) {
       expect(outcome).toBeInstanceOf(VerificationFailedError);
       const failure = outcome as VerificationFailedError;
-      const self = PEERS[index] as string;
-      const other = PEERS[1 - index] as string;
       expect(failure.exitCode).toBe(75);
-      expect(failure.message).toBe(
-        `verification failed via lo (${self}): peer 127.0.0.3 at 127.0.0.3:${port}: this node → 127.0.0.3: refused (ECONNREFUSED); 127.0.0.3 → this node: timed out (did not reach ${self}:${port} in 1.5s)`,
+      expect(failure.message).toMatch(
+        /^verification failed via lo \(127\.0\.0\.[12]\): gpu-c never registered: did not register with the master's probe service \(127\.0\.0\.1 at 127\.0\.0\.1:\d+\) in 1\.2s; 2 of 3 nodes registered$/,
       );
-      expect(failure.details).toHaveLength(1);
-      const byPeer = Object.fromEntries(
-        failure.report.results.map((result) => [result.peer, result]),
+      expect(failure.report.results).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            peer: 'gpu-c',
+            check: 'register',
+            ok: false,
+            error: 'not registered',
+            address: null,
+          }),
+        ]),
       );
-      expect(byPeer[other]).toMatchObject({ ok: true });
-      expect(byPeer['127.0.0.3']).toMatchObject({
-        ok: false,
-        error: 'refused',
-        inbound: { ok: false, error: 'timed out' },
-      });
-      expect(failure.report.elapsedMs).toBeGreaterThanOrEqual(1_500);
       expect(failure.report.elapsedMs).toBeLessThan(2_500);
     }
   });
 
-  it("does not take another job's listener for a peer", async () => {
-    const port = await freePort();
-    const pair = ['127.0.0.1', '127.0.0.2'];
-    // Another job's probe on the same port of the other node, for the whole check.
-    const theirs = await startProbeListener({
-      address: '127.0.0.2',
-      port,
-      token: jobToken({ master: null, jobId: 'job-2', peers: pair, probePort: port }),
-      maxConnections: 4,
-      onHello: () => {},
+  it("does not take another job's probe service for the master's", async () => {
+    const port = await jobPorts();
+    const theirs = await startProbeService({
+      host: '127.0.0.1',
+      port: port + 1,
+      token: jobToken({ master: { host: '127.0.0.1', port }, jobId: 'job-2', probePort: port + 1 }),
+      maxConnections: 8,
+      registry: new Registry({
+        round: 'register',
+        token: '0'.repeat(32),
+        expected: 2,
+        nodeList: [],
+        restrict: null,
+      }),
     });
     try {
-      const mine = await settle(
-        node('127.0.0.1', pair, port, { timeoutMs: 1_000, jobId: 'job-1' }),
-      );
+      const mine = (await settle(node(1, port, { timeoutMs: 1_000 }))) as VerificationFailedError;
       expect(mine).toBeInstanceOf(VerificationFailedError);
-      expect((mine as VerificationFailedError).report.results).toEqual([
-        expect.objectContaining({
-          peer: '127.0.0.2',
-          error: 'other job',
-          detail: 'its probe token differs from ours',
-          inbound: expect.objectContaining({ ok: false, error: 'timed out' }),
-        }),
+      expect(mine.report.results).toEqual([
+        expect.objectContaining({ peer: '127.0.0.1', check: 'register', error: 'other job' }),
       ]);
     } finally {
       await theirs.close();
     }
   });
 
-  it('fails at once, naming the port, when the probe port is taken on this node', async () => {
-    const port = await freePort();
+  it('fails at once, naming the port, when the probe port is taken on the master', async () => {
+    const port = await jobPorts();
     const holder = createServer();
     servers.push(holder);
-    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
-    const failure = (await settle(node('127.0.0.1', PEERS, port))) as VerificationFailedError;
+    await new Promise<void>((resolve) => holder.listen(port + 1, '127.0.0.1', resolve));
+    const failure = (await settle(node(0, port))) as VerificationFailedError;
     expect(failure).toBeInstanceOf(VerificationFailedError);
     expect(failure.message).toBe(
-      `verification failed via lo (127.0.0.1): the probe listener cannot bind 127.0.0.1:${port}: port in use (EADDRINUSE)`,
+      `verification failed via lo (127.0.0.1): the probe service cannot bind 0.0.0.0:${port + 1}: port in use (EADDRINUSE)`,
     );
     expect(failure.report.elapsedMs).toBeLessThan(500);
   });
 
-  it('refuses a peer list that does not name this node, and a missing one', async () => {
-    await expect(verify(node('127.0.0.9', PEERS, 29501))).rejects.toThrow(ConfigError);
-    await expect(verify(node('127.0.0.1', [], 29501))).rejects.toThrow(
-      '--verify peers needs the list of nodes: give --peers, or run it under Slurm',
+  it('--peers restricts the mesh to the nodes it lists; a node left out checks nothing', async () => {
+    const port = await jobPorts();
+    const peers = ['node0', '127.0.0.3'];
+    const reports = await Promise.all([0, 1, 2].map((rank) => verify(node(rank, port, { peers }))));
+    const probed = reports.map((report) =>
+      report.results.filter((result) => result.check === 'probe').map((result) => result.peer),
     );
-  });
-});
-
-describe('planPeers', () => {
-  const facts: HostFacts = {
-    hostname: 'n2',
-    interfaces: [
-      lo('127.0.0.1'),
-      {
-        ...lo(),
-        name: 'ens3f0',
-        kind: 'physical',
-        addresses: [{ address: '198.18.10.2', family: 'ipv4', prefixLength: 24, scope: 'global' }],
-      },
-    ],
-    routes: [],
-  };
-  const chosen = facts.interfaces[1] as InterfaceFacts;
-
-  it('finds this node by its addresses and dials each other node on the chosen link', () => {
-    const plan = planPeers(
-      [
-        { name: 'n1', addresses: ['203.0.113.1', '198.18.10.1'] },
-        { name: 'n2', addresses: ['203.0.113.2', '198.18.10.2'] },
-        { name: 'n3', addresses: ['203.0.113.3'] },
-        { name: '198.18.10.1', addresses: ['198.18.10.1'] },
-      ],
-      facts,
-      chosen,
-    );
-    expect(plan).toEqual({
-      self: 'n2',
-      others: [
-        { name: 'n1', address: '198.18.10.1' },
-        { name: 'n3', address: '203.0.113.3' },
-      ],
-    });
+    expect(probed).toEqual([['node2'], [], ['node0']]);
   });
 
-  it('says which addresses it looked for when the list does not name this node', () => {
-    expect(() => planPeers([{ name: 'n1', addresses: ['198.18.10.1'] }], facts, chosen)).toThrow(
-      "the peer list (n1) does not name this host: none of its entries resolves to one of this host's addresses (127.0.0.1, 198.18.10.2)",
+  it('--min-bandwidth above what loopback carries fails both ends of each pair, naming the pair and the figure', async () => {
+    const port = await jobPorts();
+    const outcomes = await Promise.all(
+      [0, 1, 2].map((rank) => settle(node(rank, port, { minBandwidthMbps: 1e9 }))),
     );
+    for (const [rank, outcome] of outcomes.entries()) {
+      const failure = outcome as VerificationFailedError;
+      expect(failure).toBeInstanceOf(VerificationFailedError);
+      const next = NAMES[(rank + 1) % 3];
+      expect(failure.message).toMatch(
+        new RegExp(
+          `this node → ${next}: below the bandwidth \\(node${rank} → ${next} measured [\\d.]+ [GM]bit/s, below --min-bandwidth 1000000 Gbit/s\\)`,
+        ),
+      );
+      const previous = NAMES[(rank + 2) % 3];
+      expect(
+        failure.report.results.find((result) => result.peer === previous)?.inbound,
+      ).toMatchObject({
+        ok: false,
+        error: 'below the bandwidth',
+      });
+    }
+  });
+
+  it('refuses a second node claiming a rank, saying who holds it', async () => {
+    const port = await jobPorts();
+    const twin = node(1, port, { timeoutMs: 1_500 });
+    const [master, first, second] = await Promise.all([
+      settle(node(0, port, { timeoutMs: 1_500 })),
+      settle(node(1, port, { timeoutMs: 1_500 })),
+      settle({
+        ...twin,
+        decision: { ...twin.decision, address: '127.0.0.3' },
+        facts: { ...twin.facts, interfaces: [lo('127.0.0.3')] },
+      }),
+    ]);
+    const rejected = [first, second].find(
+      (outcome) =>
+        outcome instanceof VerificationFailedError &&
+        outcome.report.results[0]?.error === 'rejected',
+    ) as VerificationFailedError;
+    expect(rejected.report.results[0]?.detail).toMatch(
+      /^rank 1 is registered already, by node1 from 127\.0\.0\.1 \(127\.0\.0\.[23]\): two nodes claim it$/,
+    );
+    expect(master).toBeInstanceOf(VerificationFailedError);
   });
 });

@@ -1,4 +1,5 @@
 import type { Strategy, StrategyName } from '../decision.js';
+import { agree } from './agree.js';
 import { explicit } from './explicit.js';
 import { local } from './local.js';
 import { route } from './route.js';
@@ -12,6 +13,7 @@ export const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = {
   subnet,
   route,
   speed,
+  agree,
 };
 
 /**
@@ -19,6 +21,8 @@ export const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = {
  * a single-node job stays on loopback; then the network the master is on,
  * then the kernel's route to it, and only with no master to go by the
  * fastest interface. Once one picks, the later ones are not consulted.
+ * `agree` is opt-in: it makes every node wait for every other before the
+ * chain runs, which only a whole-allocation check (--verify peers) should.
  */
 export const DEFAULT_CHAIN: readonly StrategyName[] = [
   'explicit',

@@ -1,32 +1,43 @@
 /**
- * The probe listener and dialer over real loopback sockets: what a stranger
- * can do to the listener (garbage, an overlong line, silence, too many
- * connections, another job's token) costs it a connection, never itself.
+ * The probe service and dialer over real loopback sockets: what a stranger
+ * can do to the service (garbage, an overlong line, silence, too many
+ * connections, another job's token) costs it a connection, never itself;
+ * a stream is counted within its window and answered.
  */
 import { connect, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { streamTo } from '../../src/verify/measure-bandwidth.js';
 import { dialOnce } from '../../src/verify/probe-dial.js';
-import { type ProbeListener, startProbeListener } from '../../src/verify/probe-listener.js';
-import type { Hello } from '../../src/verify/probe-protocol.js';
+import { type Hello, MAX_MESSAGE_BYTES } from '../../src/verify/probe-protocol.js';
+import { type ProbeService, startProbeService } from '../../src/verify/probe-service.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 const OTHER_TOKEN = 'fedcba9876543210fedcba9876543210';
 const HOST = '127.0.0.1';
 let port = 0;
-let listener: ProbeListener | null = null;
+let listener: ProbeService | null = null;
 const hellos: { hello: Hello; seen: string }[] = [];
+const streams: { peer: string; bytes: number; ms: number }[] = [];
 
-async function listen(options: { maxConnections?: number; idleMs?: number } = {}): Promise<void> {
-  port = await freePort();
+async function listen(
+  options: { maxConnections?: number; idleMs?: number; windowMs?: number } = {},
+): Promise<void> {
   hellos.length = 0;
-  listener = await startProbeListener({
-    address: HOST,
-    port,
+  streams.length = 0;
+  // Port 0: the kernel's ephemeral port, as the mesh's listeners take.
+  listener = await startProbeService({
+    host: HOST,
+    port: 0,
     token: TOKEN,
     maxConnections: options.maxConnections ?? 8,
     idleMs: options.idleMs ?? 300,
     onHello: (hello, seen) => hellos.push({ hello, seen }),
+    streams: {
+      windowMs: options.windowMs ?? 200,
+      onReceived: (stream, _seen, bytes, ms) => streams.push({ peer: stream.peer, bytes, ms }),
+    },
   });
+  port = listener.port;
 }
 
 /** Connects, writes, and reports how the listener ended the connection and what it said. */
@@ -50,29 +61,19 @@ function exchange(payload: Buffer | null): Promise<{ answer: string; closedAfter
   });
 }
 
-/** A port the kernel just handed out, free again: startProbeListener binds a fixed port. */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, HOST, () => {
-      const { port: bound } = server.address() as { port: number };
-      server.close(() => resolve(bound));
-    });
-  });
-}
-
 const hello = (token: string) =>
-  Buffer.from(`${JSON.stringify({ v: 1, kind: 'hello', token, peer: 'node2', address: HOST })}\n`);
+  Buffer.from(`${JSON.stringify({ v: 2, kind: 'hello', token, peer: 'node2', address: HOST })}\n`);
 
 afterEach(async () => {
   await listener?.close();
   listener = null;
 });
 
-describe('probe listener', () => {
+describe('probe service', () => {
   it('welcomes a hello of its job, says which source it saw, and reports it', async () => {
     await listen();
     const { answer } = await exchange(hello(TOKEN));
-    expect(JSON.parse(answer)).toEqual({ v: 1, kind: 'welcome', token: TOKEN, seen: HOST });
+    expect(JSON.parse(answer)).toEqual({ v: 2, kind: 'welcome', token: TOKEN, seen: HOST });
     expect(hellos).toEqual([
       { hello: expect.objectContaining({ peer: 'node2', address: HOST }), seen: HOST },
     ]);
@@ -81,17 +82,17 @@ describe('probe listener', () => {
   it("rejects another job's token without counting it", async () => {
     await listen();
     const { answer } = await exchange(hello(OTHER_TOKEN));
-    expect(JSON.parse(answer)).toEqual({ v: 1, kind: 'reject', reason: 'token' });
+    expect(JSON.parse(answer)).toEqual({ v: 2, kind: 'reject', reason: 'token' });
     expect(hellos).toEqual([]);
   });
 
   it('hangs up on garbage, an overlong line and silence, and still answers afterwards', async () => {
     await listen({ idleMs: 300 });
     const garbage = await exchange(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
-    const overlong = await exchange(Buffer.alloc(4096, 0x41));
+    const overlong = await exchange(Buffer.alloc(MAX_MESSAGE_BYTES + 1, 0x41));
     const silent = await exchange(null);
     const aWelcomeAsHttp = await exchange(
-      Buffer.from(`${JSON.stringify({ v: 1, kind: 'welcome', token: TOKEN, seen: HOST })}\n`),
+      Buffer.from(`${JSON.stringify({ v: 2, kind: 'welcome', token: TOKEN, seen: HOST })}\n`),
     );
     for (const dropped of [garbage, overlong, aWelcomeAsHttp]) expect(dropped.answer).toBe('');
     expect(silent.answer).toBe('');
@@ -110,6 +111,38 @@ describe('probe listener', () => {
     const shed = await exchange(hello(TOKEN));
     expect(shed.answer).toBe('');
     for (const socket of held) socket.destroy();
+  });
+
+  it('counts a stream for its window, answers with the count, and drops the rest', async () => {
+    await listen({ windowMs: 300 });
+    const outcome = await streamTo({
+      target: { address: HOST, port },
+      localAddress: HOST,
+      token: TOKEN,
+      selfName: 'node2',
+      windowMs: 300,
+      attemptMs: 2_000,
+    });
+    expect(outcome).toMatchObject({ ok: true });
+    const { bytes, ms, mbps } = outcome as { bytes: number; ms: number; mbps: number };
+    expect(ms).toBeGreaterThanOrEqual(300);
+    expect(ms).toBeLessThan(1_000);
+    expect(mbps).toBeCloseTo((bytes * 8) / (ms * 1_000));
+    expect(streams).toEqual([{ peer: 'node2', bytes, ms }]);
+  });
+
+  it("does not count another job's stream", async () => {
+    await listen();
+    const outcome = await streamTo({
+      target: { address: HOST, port },
+      localAddress: HOST,
+      token: OTHER_TOKEN,
+      selfName: 'node2',
+      windowMs: 200,
+      attemptMs: 1_000,
+    });
+    expect(outcome).toMatchObject({ ok: false, error: 'no handshake' });
+    expect(streams).toEqual([]);
   });
 
   it('closes its connections when the check ends', async () => {

@@ -1,0 +1,57 @@
+/**
+ * What reached this node, as its services saw it, from the moment they
+ * listen: peers that got the roster earlier dial before this node has its
+ * own. Kept by the roster name the dialer gives (the registry's label), and
+ * by where it arrived: the registered ephemeral port, or the probe port
+ * (a peer that could not reach the ephemeral one looks there to tell a
+ * firewall from a dead path).
+ */
+export interface Arrival {
+  seen: string;
+  /** The address the dialer says it sent from. */
+  claimed: string;
+}
+
+export interface StreamArrival {
+  seen: string;
+  bytes: number;
+  ms: number;
+}
+
+export class InboundLog {
+  readonly ephemeral = new Map<string, Arrival>();
+  readonly probePort = new Map<string, Arrival>();
+  readonly streams = new Map<string, StreamArrival>();
+  private listeners = new Set<() => void>();
+
+  hello(via: 'ephemeral' | 'probe port', peer: string, arrival: Arrival): void {
+    (via === 'ephemeral' ? this.ephemeral : this.probePort).set(peer, arrival);
+    this.changed();
+  }
+
+  stream(peer: string, arrival: StreamArrival): void {
+    this.streams.set(peer, arrival);
+    this.changed();
+  }
+
+  /** Resolves once `done()` holds, checked at every arrival; or when `abort` resolves. */
+  until(done: () => boolean, abort: Promise<void>): Promise<void> {
+    if (done()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!done()) return;
+        this.listeners.delete(check);
+        resolve();
+      };
+      this.listeners.add(check);
+      abort.then(() => {
+        this.listeners.delete(check);
+        resolve();
+      });
+    });
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}

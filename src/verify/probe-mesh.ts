@@ -1,0 +1,394 @@
+/**
+ * The mesh of `--verify peers` (SPEC "Verification"): this node dials every
+ * partner in its roster at the address and ephemeral port the partner
+ * registered, from its own chosen address, and waits until every partner
+ * has dialled it; then it measures its throughput to the next node in ring
+ * order while the previous one measures to it. Both sides report the
+ * source address seen, so a NAT or a wrong source interface shows.
+ *
+ * A partner whose ephemeral port stays silent while its probe port answers
+ * is behind a firewall that opens only the rendezvous ports: NCCL would
+ * pass its rendezvous there and hang on its first connection, so that is
+ * said in so many words, with the range to open.
+ *
+ * Descriptors: at most DIAL_CONCURRENCY dials are in flight (partners in
+ * ring order from this node on, so that at any moment each node is dialled
+ * by a few, not by all), and the services shed connections past their own
+ * bound; 4,095 partners never need 8,190 descriptors at once.
+ */
+import { sameAddress } from '../host/ip-address.js';
+import type { Logger } from '../log.js';
+import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
+import { type Deadline, formatSeconds } from './clock.js';
+import type { InboundLog } from './inbound-log.js';
+import { formatRate, streamTo } from './measure-bandwidth.js';
+import { type DialOutcome, dialOnce } from './probe-dial.js';
+import type { Member } from './probe-protocol.js';
+import type { ReachError } from './reach-error.js';
+import { sleepUntil } from './sleep.js';
+import { endpointText, PROGRESS_EVERY_MS } from './wait-for-endpoint.js';
+
+export const DIAL_CONCURRENCY = 64;
+/** The first ephemeral dial has not answered by now: look at the probe port meanwhile. */
+const DIAGNOSE_AFTER_MS = 1_000;
+/** Past two SYN retransmissions (RFC 6298's 1 s, then 2 s more): a DROP, not a lost packet. */
+const EPHEMERAL_GRACE_MS = 3_500;
+const DIAGNOSIS_ATTEMPT_MS = 2_000;
+/** Without --min-bandwidth, under this share of the slower end's link speed is a warning. */
+const FAR_BELOW_LINK = 0.1;
+
+export interface Leg {
+  ok: boolean;
+  error: ReachError | null;
+  detail: string | null;
+}
+
+export interface PartnerProbe {
+  member: Member;
+  /** This node → the partner; `seen` is the source address the partner saw. */
+  outbound: Leg & { seen: string | null; elapsedMs: number };
+  /** The partner → this node; `source` is the source address we saw. */
+  inbound: Leg & { source: string | null };
+  /** Measured by this node to the partner (it is next in ring order), Mbit/s. */
+  bandwidthMbps: number | null;
+  /** Measured by the partner to this node (we are its next), Mbit/s. */
+  inboundBandwidthMbps: number | null;
+}
+
+export interface MeshOptions {
+  self: Member;
+  /** The roster, in ring order, this node's own entry among them. */
+  members: readonly Member[];
+  localAddress: string;
+  interfaceName: string;
+  /** Where every node's probe port answers (the registry on the master, the companion elsewhere). */
+  probePort: number;
+  token: string;
+  deadline: Deadline;
+  logger: Logger;
+  inbound: InboundLog;
+  attemptMs: number;
+  bandwidth: { windowMs: number; minMbps: number | null };
+  progressEveryMs?: number;
+}
+
+export interface MeshOutcome {
+  partners: PartnerProbe[];
+  warnings: string[];
+}
+
+export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
+  const { members, self, deadline, inbound } = options;
+  const own = members.indexOf(self);
+  // From the next node on, round the ring: spreads everyone's dials over everyone.
+  const partners = [...members.slice(own + 1), ...members.slice(0, own)];
+  const next = partners[0];
+  const previous = partners.at(-1);
+  const results = new Map<string, PartnerProbe>(
+    partners.map((member) => [member.name, blank(member)]),
+  );
+  const pending = new Set(partners.map((member) => member.name));
+  const progress = setInterval(
+    () => logProgress(options, results, pending),
+    options.progressEveryMs ?? PROGRESS_EVERY_MS,
+  );
+  let expired: () => void = () => {};
+  const timeout = new Promise<void>((resolve) => {
+    expired = resolve;
+  });
+  const timer = setTimeout(expired, deadline.remainingMs());
+  try {
+    await eachBounded(partners, DIAL_CONCURRENCY, async (member) => {
+      const probe = results.get(member.name) as PartnerProbe;
+      probe.outbound = await reach(member, options);
+      pending.delete(member.name);
+    });
+    // After our own dials, so the figure is not shared with them; past the deadline, not at all.
+    const nextReached =
+      next !== undefined && results.get(next.name)?.outbound.ok === true && !deadline.passed();
+    const streamed = nextReached ? measure(next, options, results) : Promise.resolve();
+    await Promise.all([
+      streamed,
+      inbound.until(
+        () =>
+          partners.every((member) => inbound.ephemeral.has(member.name)) &&
+          (previous === undefined ||
+            !inbound.ephemeral.has(previous.name) ||
+            inbound.streams.has(previous.name)),
+        timeout,
+      ),
+    ]);
+  } finally {
+    clearInterval(progress);
+    clearTimeout(timer);
+  }
+  for (const probe of results.values()) probe.inbound = inboundLeg(probe.member, options);
+  const warnings: string[] = [];
+  if (previous !== undefined) {
+    const arrival = inbound.streams.get(previous.name);
+    const probe = results.get(previous.name) as PartnerProbe;
+    if (arrival) probe.inboundBandwidthMbps = (arrival.bytes * 8) / (arrival.ms * 1_000);
+    judgeInboundRate(probe, options);
+  }
+  if (next !== undefined)
+    warnings.push(...judgeRate(results.get(next.name) as PartnerProbe, options));
+  return { partners: [...results.values()], warnings };
+}
+
+async function reach(member: Member, options: MeshOptions): Promise<PartnerProbe['outbound']> {
+  const { deadline } = options;
+  const target = { address: member.address, port: member.port };
+  const dial = (attemptMs: number) =>
+    dialOnce({
+      target,
+      localAddress: options.localAddress,
+      token: options.token,
+      selfName: options.self.name,
+      attemptMs,
+    });
+  let diagnosis: Promise<DialOutcome> | null = null;
+  const probePortAnswers = () => {
+    diagnosis ??= dialOnce({
+      target: { address: member.address, port: options.probePort },
+      localAddress: options.localAddress,
+      token: options.token,
+      selfName: options.self.name,
+      attemptMs: DIAGNOSIS_ATTEMPT_MS,
+    });
+    return diagnosis.then((outcome) => outcome.ok);
+  };
+  let last: DialOutcome = {
+    ok: false,
+    error: 'timed out',
+    detail: 'no attempt fit in the timeout',
+  };
+  for (let attempt = 0; !deadline.passed(); attempt += 1) {
+    const started = performance.now();
+    const dialling = dial(attemptBudgetMs(options.attemptMs, deadline.remainingMs()));
+    const outcome = await settleOrDiagnose(dialling, attempt === 0, probePortAnswers);
+    if (
+      outcome === 'blocked' ||
+      (outcome.ok === false && silent(outcome.error) && (await probePortAnswers()))
+    ) {
+      const how =
+        outcome === 'blocked'
+          ? `no answer in ${formatSeconds(performance.now() - started)}`
+          : outcome.error;
+      return {
+        ok: false,
+        error: 'ephemeral ports blocked',
+        detail: `${how} on its ephemeral port ${member.port} while its probe port ${options.probePort} answers: ${ephemeralAdvice(member, options.interfaceName)}`,
+        seen: null,
+        elapsedMs: options.deadline.elapsedMs(),
+      };
+    }
+    last = outcome;
+    if (last.ok || last.error === 'address not available') break;
+    await sleepUntil(backoffDelayMs(attempt), deadline);
+  }
+  return outboundLeg(last, options.localAddress, deadline.elapsedMs());
+}
+
+/**
+ * The first attempt's answer; or, when it is slow, a look at the probe port
+ * meanwhile, and 'blocked' when that answers while the ephemeral port is
+ * still silent past two SYN retransmissions.
+ */
+async function settleOrDiagnose(
+  dialling: Promise<DialOutcome>,
+  first: boolean,
+  probePortAnswers: () => Promise<boolean>,
+): Promise<DialOutcome | 'blocked'> {
+  if (!first) return dialling;
+  const quick = await Promise.race([dialling, delay(DIAGNOSE_AFTER_MS).then(() => null)]);
+  if (quick !== null) return quick;
+  const answers = probePortAnswers();
+  const late = await Promise.race([
+    dialling,
+    delay(EPHEMERAL_GRACE_MS - DIAGNOSE_AFTER_MS).then(() => null),
+  ]);
+  if (late !== null) return late;
+  return (await answers) ? 'blocked' : dialling;
+}
+
+function silent(error: ReachError): boolean {
+  return error === 'timed out' || error === 'refused' || error === 'unreachable';
+}
+
+/** What to open (SPEC: "with the range in use and what to open"). */
+function ephemeralAdvice(member: Member, interfaceName: string): string {
+  const [low, high] = member.portRange;
+  return `NCCL listens on ephemeral ports (net.ipv4.ip_local_port_range ${low}-${high} on ${member.name}); open TCP ${low}-${high} between the nodes on ${interfaceName}, as for the rendezvous ports`;
+}
+
+function outboundLeg(
+  outcome: DialOutcome,
+  localAddress: string,
+  elapsedMs: number,
+): PartnerProbe['outbound'] {
+  if (!outcome.ok)
+    return { ok: false, error: outcome.error, detail: outcome.detail, seen: null, elapsedMs };
+  if (!sameAddress(outcome.seen, localAddress)) {
+    return {
+      ok: false,
+      error: 'wrong source address',
+      detail: `it saw ${outcome.seen}, we sent from ${localAddress}`,
+      seen: outcome.seen,
+      elapsedMs,
+    };
+  }
+  return { ok: true, error: null, detail: null, seen: outcome.seen, elapsedMs };
+}
+
+function inboundLeg(member: Member, options: MeshOptions): PartnerProbe['inbound'] {
+  const arrival = options.inbound.ephemeral.get(member.name);
+  if (arrival !== undefined) {
+    return sameAddress(arrival.seen, arrival.claimed)
+      ? { ok: true, error: null, detail: null, source: arrival.seen }
+      : {
+          ok: false,
+          error: 'wrong source address',
+          detail: `saw ${arrival.seen}, it sends from ${arrival.claimed}`,
+          source: arrival.seen,
+        };
+  }
+  const where = endpointText({ address: options.self.address, port: options.self.port });
+  if (options.inbound.probePort.has(member.name)) {
+    const [low, high] = options.self.portRange;
+    return {
+      ok: false,
+      error: 'ephemeral ports blocked',
+      detail: `it reached this node's probe port ${options.probePort} but not its ephemeral port ${where}: a firewall here lets the rendezvous ports through but not net.ipv4.ip_local_port_range ${low}-${high}; open TCP ${low}-${high} on ${options.interfaceName}`,
+      source: null,
+    };
+  }
+  return {
+    ok: false,
+    error: 'timed out',
+    detail: `did not reach ${where} in ${formatSeconds(options.deadline.totalMs)}`,
+    source: null,
+  };
+}
+
+async function measure(
+  next: Member,
+  options: MeshOptions,
+  results: Map<string, PartnerProbe>,
+): Promise<void> {
+  const outcome = await streamTo({
+    target: { address: next.address, port: next.port },
+    localAddress: options.localAddress,
+    token: options.token,
+    selfName: options.self.name,
+    windowMs: options.bandwidth.windowMs,
+    attemptMs: attemptBudgetMs(options.attemptMs, options.deadline.remainingMs()),
+  });
+  const probe = results.get(next.name) as PartnerProbe;
+  if (outcome.ok) {
+    probe.bandwidthMbps = outcome.mbps;
+    options.logger.info(
+      `throughput ${options.self.name} → ${next.name} (next in ring order) via ${options.interfaceName}: ${formatRate(outcome.mbps)} (${outcome.bytes} bytes in ${outcome.ms} ms)`,
+    );
+    return;
+  }
+  probe.outbound = {
+    ...probe.outbound,
+    ok: false,
+    error: outcome.error,
+    detail: `the throughput measurement failed: ${outcome.detail}`,
+  };
+}
+
+/** SPEC --min-bandwidth: below it fails; without it, far below the link's speed warns. */
+function judgeRate(probe: PartnerProbe, options: MeshOptions): string[] {
+  const mbps = probe.bandwidthMbps;
+  if (mbps === null) return [];
+  const { minMbps } = options.bandwidth;
+  const pair = `${options.self.name} → ${probe.member.name}`;
+  if (minMbps !== null) {
+    if (mbps < minMbps) {
+      probe.outbound = {
+        ...probe.outbound,
+        ok: false,
+        error: 'below the bandwidth',
+        detail: `${pair} measured ${formatRate(mbps)}, below --min-bandwidth ${formatRate(minMbps)}`,
+      };
+    }
+    return [];
+  }
+  const link = Math.min(options.self.speedMbps ?? Infinity, probe.member.speedMbps ?? Infinity);
+  if (Number.isFinite(link) && mbps < link * FAR_BELOW_LINK) {
+    return [
+      `throughput ${pair} via ${options.interfaceName} is ${formatRate(mbps)}, under a tenth of the link's ${formatRate(link)} (the slower end's speed): a shaper, a slow hop or a link that negotiated down lies on the path; --min-bandwidth makes this a failure`,
+    ];
+  }
+  return [];
+}
+
+/** The receiving end of the slow pair fails too, so both nodes of it name it. */
+function judgeInboundRate(probe: PartnerProbe, options: MeshOptions): void {
+  const { minMbps } = options.bandwidth;
+  const mbps = probe.inboundBandwidthMbps;
+  if (minMbps === null || mbps === null || mbps >= minMbps || !probe.inbound.ok) return;
+  probe.inbound = {
+    ...probe.inbound,
+    ok: false,
+    error: 'below the bandwidth',
+    detail: `${probe.member.name} → ${options.self.name} measured ${formatRate(mbps)}, below --min-bandwidth ${formatRate(minMbps)}`,
+  };
+}
+
+function blank(member: Member): PartnerProbe {
+  return {
+    member,
+    outbound: { ok: false, error: null, detail: null, seen: null, elapsedMs: 0 },
+    inbound: { ok: false, error: null, detail: null, source: null },
+    bandwidthMbps: null,
+    inboundBandwidthMbps: null,
+  };
+}
+
+/** Runs `work` over the items, at most `limit` at a time. */
+async function eachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let nextIndex = 0;
+  const worker = async () => {
+    while (nextIndex < items.length) {
+      const item = items[nextIndex] as T;
+      nextIndex += 1;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+const LISTED_IN_PROGRESS = 5;
+
+function logProgress(
+  options: MeshOptions,
+  results: ReadonlyMap<string, PartnerProbe>,
+  pending: ReadonlySet<string>,
+): void {
+  const waits: string[] = [];
+  for (const probe of results.values()) {
+    const parts: string[] = [];
+    if (pending.has(probe.member.name)) {
+      parts.push(`to ${endpointText({ address: probe.member.address, port: probe.member.port })}`);
+    }
+    if (!options.inbound.ephemeral.has(probe.member.name)) parts.push('has not reached us');
+    if (parts.length > 0) waits.push(`${probe.member.name} (${parts.join('; ')})`);
+  }
+  if (waits.length === 0) return;
+  const more =
+    waits.length > LISTED_IN_PROGRESS ? `, and ${waits.length - LISTED_IN_PROGRESS} more` : '';
+  options.logger.info(
+    `meshing with ${waits.length} of ${results.size} peers via ${options.interfaceName}, ${Math.round(options.deadline.elapsedMs() / 1000)}s of ${formatSeconds(options.deadline.totalMs)}: ${waits.slice(0, LISTED_IN_PROGRESS).join(', ')}${more}`,
+  );
+}

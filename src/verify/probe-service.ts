@@ -1,0 +1,158 @@
+/**
+ * The probe's server side, one request per connection (SPEC "Verification":
+ * "the probe's messages are small, bounded and bound to the job"). The same
+ * service is, depending on what it is given, a node's ephemeral listener
+ * (hello, stream), its probe-port companion (hello) or the master's
+ * registry (publish, register, and hello at the probe port). Garbage, an
+ * overlong line, another job's token and silence cost the sender its
+ * connection, never the service; more connections than maxConnections are
+ * closed on arrival (net.Server maxConnections), which keeps this node's
+ * descriptors bounded whatever the fleet does.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import {
+  encodeMessage,
+  type Hello,
+  MessageReader,
+  type ProbeMessage,
+  type Stream,
+} from './probe-protocol.js';
+
+/** A legitimate peer writes its request the moment it connects; this is generous for a loaded node. */
+const IDLE_MS = 3_000;
+/** A stream's receiver waits this long past its window for the sender to hang up, then drops it. */
+const LINGER_MS = 2_000;
+
+/** What a registry makes of a request: the reply's bytes, written whole before the service hangs up. */
+export interface RequestHandler {
+  answer(request: Extract<ProbeMessage, { kind: 'publish' | 'register' }>, seen: string): Buffer;
+}
+
+export interface ProbeServiceOptions {
+  /** The address to bind: the chosen one, or the wildcard for the registry (as torch's store binds). */
+  host: string;
+  /** 0: an ephemeral port from net.ipv4.ip_local_port_range, as NCCL's listeners take. */
+  port: number;
+  token: string;
+  maxConnections: number;
+  idleMs?: number;
+  /** A hello of this job, once our welcome is handed to the kernel; `local` is the address it reached. */
+  onHello?: (hello: Hello, seen: string, local: string) => void;
+  /** Bandwidth: count a stream's bytes for windowMs, answer, report. */
+  streams?: {
+    windowMs: number;
+    onReceived: (stream: Stream, seen: string, bytes: number, ms: number) => void;
+  };
+  registry?: RequestHandler;
+}
+
+export interface ProbeService {
+  /** The port bound (the kernel's choice for port 0). */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Rejects with the bind error (EADDRINUSE, EADDRNOTAVAIL) when the port cannot be had. */
+export function startProbeService(options: ProbeServiceOptions): Promise<ProbeService> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    serveOne(socket, options);
+  });
+  server.maxConnections = options.maxConnections;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: options.host, port: options.port, exclusive: true }, () => {
+      server.off('error', reject);
+      const { port } = server.address() as { port: number };
+      resolve({
+        port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            for (const socket of sockets) socket.destroy();
+          }),
+      });
+    });
+  });
+}
+
+function serveOne(socket: Socket, options: ProbeServiceOptions): void {
+  const reader = new MessageReader();
+  const drop = () => socket.destroy();
+  socket.setTimeout(options.idleMs ?? IDLE_MS, drop);
+  socket.on('error', drop);
+  const onData = (chunk: Buffer) => {
+    const first = reader.takeFirst(chunk);
+    if (first === null) return;
+    socket.off('data', onData);
+    if (first.outcome.kind === 'invalid') return drop();
+    const request = first.outcome.message;
+    if ('token' in request && request.token !== options.token) {
+      socket.end(encodeMessage({ kind: 'reject', reason: 'token' }));
+      return;
+    }
+    const seen = unmapped(socket.remoteAddress ?? '');
+    switch (request.kind) {
+      case 'hello': {
+        if (!options.onHello) return drop();
+        const onHello = options.onHello;
+        const local = unmapped(socket.localAddress ?? '');
+        socket.end(encodeMessage({ kind: 'welcome', token: options.token, seen }), () =>
+          onHello(request, seen, local),
+        );
+        return;
+      }
+      case 'stream':
+        if (!options.streams) return drop();
+        return receiveStream(socket, request, seen, first.rest, options.token, options.streams);
+      case 'publish':
+      case 'register':
+        if (!options.registry) return drop();
+        socket.end(options.registry.answer(request, seen));
+        return;
+      default:
+        return drop();
+    }
+  };
+  socket.on('data', onData);
+}
+
+/**
+ * Counts what arrives in a window that opens with the stream's first line,
+ * answers with the count, and discards the rest: memory stays flat however
+ * fast the sender is, and the window bounds the connection's life.
+ */
+function receiveStream(
+  socket: Socket,
+  stream: Stream,
+  seen: string,
+  rest: Buffer,
+  token: string,
+  { windowMs, onReceived }: NonNullable<ProbeServiceOptions['streams']>,
+): void {
+  const opened = performance.now();
+  let bytes = rest.length;
+  let closed = false;
+  const count = (chunk: Buffer) => {
+    if (!closed) bytes += chunk.length;
+  };
+  const finish = () => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(window);
+    const ms = Math.max(1, Math.round(performance.now() - opened));
+    socket.end(encodeMessage({ kind: 'received', token, bytes, ms }));
+    onReceived(stream, seen, bytes, ms);
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+  const window = setTimeout(finish, windowMs);
+  socket.on('data', count);
+  socket.once('end', finish);
+}
+
+/** A dual-stack socket reports an IPv4 peer as ::ffff:a.b.c.d; peers compare plain addresses. */
+export function unmapped(address: string): string {
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
