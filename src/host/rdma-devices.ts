@@ -22,6 +22,9 @@ import type { RdmaDevice, RdmaDeviceFacts, RdmaPortFacts } from './host-facts.js
 import { readGidTable } from './rdma-gids.js';
 import { readSysfsText } from './sysfs-text.js';
 
+/** GID 0 and NCCL_IB_ROUTABLE_FLID_GID_INDEX's default, 1 (rdma-gids.ts). */
+const IB_GID_SLOTS = 2;
+
 export interface RdmaDevices {
   devices: RdmaDeviceFacts[];
   /** netdev → the device and port behind it (InterfaceFacts.rdma). */
@@ -75,12 +78,14 @@ export function readRdmaDevices(sysRoot: string, verbs: ReadonlyMap<string, stri
 
 function readPort(dir: string, port: number, netdev: string | null): RdmaPortFacts {
   const read = (attribute: string) => readSysfsText(join(dir, attribute));
-  const table = readGidTable(dir);
+  const linkLayer = read('link_layer');
+  // RoCE: the whole table, which NCCL's GID choice walks; otherwise the slots NCCL reads.
+  const table = readGidTable(dir, linkLayer === 'Ethernet' ? undefined : IB_GID_SLOTS);
   return {
     port,
     state: withoutNumber(read('state')),
     physState: withoutNumber(read('phys_state')),
-    linkLayer: read('link_layer'),
+    linkLayer,
     rateGbps: rateOf(read('rate')),
     netdev,
     gidTableLength: table.length,

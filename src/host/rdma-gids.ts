@@ -9,6 +9,10 @@
  * netdev). Only the slots that hold a GID are read further and kept: NCCL's
  * GID choice passes over zero GIDs (net_ib.cc configuredGid), and a RoCE
  * table has 255 slots of which a handful are used.
+ *
+ * `slots` bounds the slots read: NCCL 2.22 reads an InfiniBand port's GIDs
+ * only at 0 and NCCL_IB_ROUTABLE_FLID_GID_INDEX (1), and the rest of such a
+ * table (GUIDs a subnet manager assigns) would cost a read each at every start.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,13 +27,13 @@ export interface GidTable {
   gids: GidEntry[];
 }
 
-export function readGidTable(portDir: string): GidTable {
-  const slots = (attempt(() => readdirSync(join(portDir, 'gids'))) ?? [])
+export function readGidTable(portDir: string, slots = Number.POSITIVE_INFINITY): GidTable {
+  const indexes = (attempt(() => readdirSync(join(portDir, 'gids'))) ?? [])
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
     .sort((a, b) => a - b);
   const gids: GidEntry[] = [];
-  for (const index of slots) {
+  for (const index of indexes.slice(0, slots)) {
     const gid = readSysfsText(join(portDir, 'gids', String(index)));
     if (gid === null || ZERO_GID.test(gid)) continue;
     gids.push({
@@ -39,5 +43,5 @@ export function readGidTable(portDir: string): GidTable {
       netdev: readSysfsText(join(portDir, 'gid_attrs/ndevs', String(index))),
     });
   }
-  return { length: slots.length, gids };
+  return { length: indexes.length, gids };
 }
