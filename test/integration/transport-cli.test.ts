@@ -87,6 +87,19 @@ describe('explain', () => {
     });
   });
 
+  it('prints the RDMA facts in the report of a NCCL_IB_HCA that selects nothing (78)', async () => {
+    const { stdout, exitCode } = await cli(['explain', '--json', '--facts', fixture('ib-dgx')], {
+      NCCL_IB_HCA: 'mlx5_12',
+    });
+    expect(exitCode).toBe(78);
+    const report = JSON.parse(stdout);
+    expect(report.error).toMatchObject({ exitCode: 78 });
+    expect(report.error.message).toContain(
+      "NCCL_IB_HCA='mlx5_12' (set in the environment) matches no RDMA port here",
+    );
+    expect(report.rdma.devices).toHaveLength(12);
+  });
+
   it('reads a snapshot from before RDMA facts as a host without RDMA devices', async () => {
     const old = fileURLToPath(new URL('../fixtures/facts/infiniband-node.json', import.meta.url));
     const { stdout, exitCode } = await cli(['explain', '--json', '--facts', old]);
