@@ -58,6 +58,8 @@ export interface RegistryStatus {
 
 export class Registry<R extends Round> implements RequestHandler {
   private readonly entries = new Map<string, Entry<R>>();
+  private readonly ranks = new Set<number>();
+  private readonly names = new Set<string>();
   private final: { members: Entry<R>[]; keys: Set<string>; answers: FinalAnswers } | null = null;
   private readonly delivered = new Set<string>();
   /** The current `waiting` answer, rebuilt when a node registers: thousands of nodes ask between changes. */
@@ -101,6 +103,8 @@ export class Registry<R extends Round> implements RequestHandler {
       const refusal = this.refusal(typed.node);
       if (refusal !== null) return reject(refusal);
       this.entries.set(key, { key, node: typed.node, seen, request: typed });
+      if (typed.node.rank !== null) this.ranks.add(typed.node.rank);
+      this.names.add(shortName(typed.node.name));
       this.waitingAnswer = null;
       this.settle();
     } else if (this.final === null) {
@@ -112,12 +116,12 @@ export class Registry<R extends Round> implements RequestHandler {
   }
 
   status(): RegistryStatus {
-    const missing = this.missingNames();
+    const missing = this.missing();
     return {
       registered: this.final?.members.length ?? this.memberCount(),
       expected: this.expectedCount(),
-      missing: missing.slice(0, MAX_MISSING_LISTED),
-      more: Math.max(0, missing.length - MAX_MISSING_LISTED),
+      missing: missing.names,
+      more: Math.max(0, missing.total - missing.names.length),
     };
   }
 
@@ -175,6 +179,7 @@ export class Registry<R extends Round> implements RequestHandler {
   }
 
   private settle(): void {
+    if (this.memberCount() < this.expectedCount()) return;
     const members =
       this.options.restrict === null ? [...this.entries.values()] : [...this.matched().values()];
     if (members.length < this.expectedCount()) return;
@@ -213,30 +218,32 @@ export class Registry<R extends Round> implements RequestHandler {
     });
   }
 
-  private missingNames(): string[] {
-    if (this.final !== null) return [];
+  /** Who has not come, the first MAX_MISSING_LISTED by name, and how many in all. */
+  private missing(): { names: string[]; total: number } {
+    if (this.final !== null) return { names: [], total: 0 };
     const restrict = this.options.restrict;
     if (restrict !== null) {
       const found = this.matched();
-      return restrict.filter((_, i) => !found.has(i)).map((peer) => peer.name);
+      const names = restrict.filter((_, i) => !found.has(i)).map((peer) => peer.name);
+      return { names: names.slice(0, MAX_MISSING_LISTED), total: names.length };
     }
-    const ranks = new Set(
-      [...this.entries.values()].flatMap((entry) =>
-        entry.node.rank === null ? [] : [entry.node.rank],
-      ),
-    );
     const { expected, nodeList } = this.options;
-    if (ranks.size > 0) {
-      const names: string[] = [];
-      for (let rank = 0; rank < expected; rank += 1) {
-        if (!ranks.has(rank)) names.push(nodeList[rank] ?? `rank ${rank}`);
+    const total = Math.max(0, expected - this.entries.size);
+    const names: string[] = [];
+    if (this.ranks.size > 0) {
+      for (let rank = 0; rank < expected && names.length < MAX_MISSING_LISTED; rank += 1) {
+        if (!this.ranks.has(rank)) names.push(nodeList[rank] ?? `rank ${rank}`);
       }
-      return names;
+      return { names, total };
     }
     // Elastic jobs have no ranks yet: the node list's names that have not come.
-    const names = new Set([...this.entries.values()].map((entry) => shortName(entry.node.name)));
-    return nodeList.filter((listed) => !names.has(shortName(listed)));
+    for (const listed of nodeList) {
+      if (names.length === MAX_MISSING_LISTED) break;
+      if (!this.names.has(shortName(listed))) names.push(listed);
+    }
+    return { names, total };
   }
+
 }
 
 /** Final answers by registration key; a node --peers leaves out gets an empty roster. */
