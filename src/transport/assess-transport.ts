@@ -42,7 +42,7 @@ export function assessTransport(input: TransportInput): Transport {
   const warnings =
     ibTransportOff(settings) === null
       ? [
-          ...checkIbHca(rdma, settings, verdict, input.setIn('NCCL_IB_HCA')),
+          ...checkIbHca(rdma, settings, input.setIn('NCCL_IB_HCA')),
           ...checkGidIndex(
             rdma,
             settings,

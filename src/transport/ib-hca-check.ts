@@ -11,20 +11,19 @@ import { ConfigError } from '../errors.js';
 import type { RdmaFacts } from '../host/host-facts.js';
 import { entryMatches, entryText, hcaSelects, parseIbHca } from './ib-hca.js';
 import type { IbSettings } from './ib-settings.js';
-import { portLabel, type TransportVerdict } from './transport-verdict.js';
+import { portLabel, portSkipped } from './transport-verdict.js';
 
 /** from: where NCCL_IB_HCA was set, e.g. "the environment". */
-export function checkIbHca(
-  rdma: RdmaFacts,
-  settings: IbSettings,
-  verdict: TransportVerdict,
-  from: string,
-): string[] {
+export function checkIbHca(rdma: RdmaFacts, settings: IbSettings, from: string): string[] {
   const value = settings.hca;
   if (value === null) return [];
   const setting = `NCCL_IB_HCA='${value}' (set in ${from})`;
   const ports = rdma.devices.flatMap((device) =>
-    device.ports.map((port) => ({ name: device.name, port: port.port })),
+    device.ports.map((port) => ({
+      name: device.name,
+      port: port.port,
+      skipped: portSkipped(port),
+    })),
   );
   if (ports.length === 0) return [`${setting}, but this host has no RDMA devices`];
   const list = parseIbHca(value);
@@ -50,12 +49,7 @@ export function checkIbHca(
       );
     }
     if (list.mode === 'exclude') continue;
-    const skipped = verdict.devices.filter(
-      (port) =>
-        matched.some((entry) => portLabel(entry) === portLabel(port)) &&
-        port.skipped !== null &&
-        /^(port|link layer) /.test(port.skipped),
-    );
+    const skipped = matched.filter((port) => port.skipped !== null);
     if (skipped.length > 0) {
       warnings.push(
         `${setting}: '${text}' names ${skipped.map((port) => `${portLabel(port)} (${port.skipped})`).join(', ')}, which NCCL skips`,

@@ -111,7 +111,8 @@ function unopenable(device: RdmaDeviceFacts, deviceFiles: readonly string[]): st
   return deviceFiles.includes(device.verbs) ? null : `no /dev/infiniband/${device.verbs}`;
 }
 
-function portSkipped(port: RdmaPortFacts): string | null {
+/** Why NCCL passes a port over for its own state: not ACTIVE, or a link layer it does not use. */
+export function portSkipped(port: RdmaPortFacts): string | null {
   if (port.state !== 'ACTIVE') return `port ${port.state ?? 'state unknown'}`;
   if (!IB_LINK_LAYERS.has(port.linkLayer ?? '')) return `link layer ${port.linkLayer ?? 'unknown'}`;
   return null;
