@@ -34,46 +34,56 @@ export interface RdmaDevices {
 /** verbs: each device's uverbs character device (rdma-device-files.ts readVerbsDevices). */
 export function readRdmaDevices(sysRoot: string, verbs: ReadonlyMap<string, string>): RdmaDevices {
   const classDir = join(sysRoot, 'class/infiniband');
-  const names = (attempt(() => readdirSync(classDir)) ?? []).sort(compareNames);
-  const byNetdev = new Map<string, RdmaDevice>();
-  const devices = names.map((name): RdmaDeviceFacts => {
-    const dir = join(classDir, name);
-    const netdevs = (attempt(() => readdirSync(join(dir, 'device/net'))) ?? []).sort(compareNames);
-    const devPorts = new Map(
-      netdevs.map((netdev) => [netdev, devPortOf(join(dir, 'device/net', netdev))]),
-    );
-    const numbers = (attempt(() => readdirSync(join(dir, 'ports'))) ?? [])
-      .filter((entry) => /^\d+$/.test(entry))
-      .map(Number)
-      .sort((a, b) => a - b);
-    const roceNetdevs = new Map(
-      numbers.map((port) => [
-        port,
-        readSysfsText(join(dir, 'ports', String(port), 'gid_attrs/ndevs/0')),
-      ]),
-    );
-    const portOf = (netdev: string): number | null => {
-      const roce = [...roceNetdevs].find(([, roceNetdev]) => roceNetdev === netdev);
-      if (roce) return roce[0];
-      if (numbers.length === 1) return numbers[0] ?? null;
-      const devPort = devPorts.get(netdev);
-      return devPort != null && numbers.includes(devPort + 1) ? devPort + 1 : null;
-    };
-    const ports = numbers.map((port) =>
-      readPort(
-        join(dir, 'ports', String(port)),
-        port,
-        roceNetdevs.get(port) ?? netdevs.find((netdev) => portOf(netdev) === port) ?? null,
-      ),
-    );
-    for (const netdev of netdevs) {
+  const read = (attempt(() => readdirSync(classDir)) ?? [])
+    .sort(compareNames)
+    .map((name) => readDevice(join(classDir, name), name, verbs.get(name) ?? null));
+  return {
+    devices: read.map((entry) => entry.device),
+    byNetdev: new Map(read.flatMap((entry) => entry.netdevs)),
+  };
+}
+
+function readDevice(
+  dir: string,
+  name: string,
+  verbs: string | null,
+): { device: RdmaDeviceFacts; netdevs: Array<[string, RdmaDevice]> } {
+  const netdevs = (attempt(() => readdirSync(join(dir, 'device/net'))) ?? []).sort(compareNames);
+  const devPorts = new Map(
+    netdevs.map((netdev) => [netdev, devPortOf(join(dir, 'device/net', netdev))]),
+  );
+  const numbers = (attempt(() => readdirSync(join(dir, 'ports'))) ?? [])
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .sort((a, b) => a - b);
+  const roceNetdevs = new Map(
+    numbers.map((port) => [
+      port,
+      readSysfsText(join(dir, 'ports', String(port), 'gid_attrs/ndevs/0')),
+    ]),
+  );
+  const portOf = (netdev: string): number | null => {
+    const roce = [...roceNetdevs].find(([, roceNetdev]) => roceNetdev === netdev);
+    if (roce) return roce[0];
+    if (numbers.length === 1) return numbers[0] ?? null;
+    const devPort = devPorts.get(netdev);
+    return devPort != null && numbers.includes(devPort + 1) ? devPort + 1 : null;
+  };
+  const ports = numbers.map((port) =>
+    readPort(
+      join(dir, 'ports', String(port)),
+      port,
+      roceNetdevs.get(port) ?? netdevs.find((netdev) => portOf(netdev) === port) ?? null,
+    ),
+  );
+  return {
+    device: { name, verbs, ports },
+    netdevs: netdevs.map((netdev): [string, RdmaDevice] => {
       const port = portOf(netdev);
       const state = ports.find((entry) => entry.port === port)?.state ?? null;
-      byNetdev.set(netdev, { device: name, port, state });
-    }
-    return { name, verbs: verbs.get(name) ?? null, ports };
-  });
-  return { devices, byNetdev };
+      return [netdev, { device: name, port, state }];
+    }),
+  };
 }
 
 function readPort(dir: string, port: number, netdev: string | null): RdmaPortFacts {
