@@ -118,6 +118,24 @@ describe('transportVerdict', () => {
       'IB/RoCE v1',
     ],
     ['roce-node', { NCCL_IB_ADDR_RANGE: '198.18.2.0/24' }, 'mlx5_1', 3, '198.18.2.17', 'RoCE v2'],
+    [
+      'roce-node',
+      { NCCL_IB_ADDR_FAMILY: 'AF_INET6', NCCL_IB_ADDR_RANGE: '2001:db8::/32' },
+      'mlx5_0',
+      5,
+      '2001:db8:1::17',
+      'RoCE v2',
+    ],
+    [
+      'roce-node',
+      { NCCL_IB_ADDR_FAMILY: 'AF_INET6', NCCL_IB_ADDR_RANGE: '2001:db8:2::/48' },
+      'mlx5_0',
+      0,
+      'fe80::c6ff:fe12:111',
+      'IB/RoCE v1',
+    ],
+    // A range of the other family is invalid for NCCL and ignored.
+    ['roce-node', { NCCL_IB_ADDR_RANGE: '2001:db8:2::/48' }, 'mlx5_0', 3, '198.18.1.17', 'RoCE v2'],
     // No address on eth2: nothing replaces GID 0.
     ['roce-node', {}, 'mlx5_2', 0, 'fe80::c6ff:fe12:311', 'IB/RoCE v1'],
     ['roce-node', { NCCL_IB_GID_INDEX: '2' }, 'mlx5_0', 2, '198.18.1.17', 'IB/RoCE v1'],
