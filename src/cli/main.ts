@@ -104,13 +104,13 @@ export async function main(
       if (split.command !== 'explain' || learned === undefined || !(error instanceof NcclRunError))
         throw error;
       // SPEC "Outputs": explain prints what it learned, with the error, and exits with its status.
-      if (!options.json) {
-        process.stdout.write(explainFailureText(learned, error));
-        return error.exitCode;
-      }
-      process.stdout.write(`${JSON.stringify(explainFailureJson(learned, error), null, 2)}\n`);
-      // Where stdout goes to a file, the terminal still gets the one line.
-      return reportFailure(error, logger, logFormat);
+      process.stdout.write(
+        options.json
+          ? `${JSON.stringify(explainFailureJson(learned, error), null, 2)}\n`
+          : explainFailureText(learned, error),
+      );
+      // Where stdout goes to a file, the terminal still gets the one line; the details are in the report.
+      return reportFailure(error, logger, logFormat, { details: false });
     });
     if (typeof plan === 'number') return plan;
     for (const warning of plan.variables.warnings) logger.warn(warning);
@@ -200,9 +200,10 @@ function reportFailure(
   error: unknown,
   logger: Logger | null,
   logFormat: Options['logFormat'],
+  { details: withDetails = true } = {},
 ): number {
   if (error instanceof NcclRunError) {
-    const details = error.details.length > 0 ? error.details : undefined;
+    const details = withDetails && error.details.length > 0 ? error.details : undefined;
     // Even --log-level silent gets the one line: a failure never passes unsaid.
     const logged = logger?.isLevelEnabled('error') ? logger : null;
     if (logged && logFormat === 'json') {

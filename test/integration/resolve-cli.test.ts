@@ -338,9 +338,10 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
       ...job(0, DATA_A),
     ]);
     expect(pretty.exitCode).toBe(69);
-    expect(pretty.stdout).toBe('');
+    // explain prints what it learned, the table among it, and the one line goes to stderr.
+    expect(pretty.stdout).toContain('Error      (exit 69) --iface nope is not usable');
     expect(pretty.stderr).toContain('--iface nope is not usable');
-    const rows = pretty.stderr.split('\n').map((line) => line.trim().split(/\s+/)[0]);
+    const rows = pretty.stdout.split('\n').map((line) => line.trim().split(/\s+/)[0]);
     expect(rows).toEqual(
       expect.arrayContaining(['lo', 'ens3f0', 'docker0', 'veth1c2d3e', 'ctr-eth0']),
     );
@@ -370,7 +371,10 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
       ...job(1, 'trainer-9'),
     ]);
     expect(explained.exitCode).toBe(68);
-    expect(explained.stdout).toBe('');
+    const report = JSON.parse(explained.stdout);
+    expect(report.error).toMatchObject({ exitCode: 68 });
+    expect(report.master).toMatchObject({ host: 'trainer-9', addresses: [] });
+    expect(report.interfaces.length).toBeGreaterThan(0);
     expect(explained.stderr).toContain("master 'trainer-9' does not resolve");
     const launched = await launch('b', ['--log-format', 'json', ...job(1, 'trainer-9')]);
     expect(launched.exitCode).toBe(68);
