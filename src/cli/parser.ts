@@ -8,11 +8,11 @@ import { OPTION_SPECS } from './options.js';
 
 /** Printed below the option groups, as written (yargs would re-wrap it mid-word). */
 export const EPILOGUE = `Examples:
-  nccl-run --nnodes=2 --nproc-per-node=8 --master-addr=node01 train.py
+  nccl-run --nnodes=2 --nproc_per_node=8 --master_addr=node01 train.py
       resolve, verify the master, run torchrun
-  nccl-run explain --master-addr=198.18.10.1 --nnodes=2
+  nccl-run explain --master_addr=198.18.10.1 --nnodes=2
       show the interfaces and why one is chosen
-  eval "$(nccl-run env --nnodes=2 --master-addr=node01)"
+  eval "$(nccl-run env --nnodes=2 --master_addr=node01)"
       only export the variables
   srun nccl-run check --verify peers
       vet a Slurm allocation before the job
