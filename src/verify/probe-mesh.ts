@@ -103,10 +103,15 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
       probe.outbound = await reach(member, options);
       pending.delete(member.name);
     });
-    // After our own dials, so the figure is not shared with them; past the deadline, not at all.
+    // After our own dials, so the figure is not shared with them; past the
+    // deadline, not at all. Through a NAT too: the next node saw our hello
+    // arrive, so it waits for the stream, and the path's figure still counts.
+    const toNext = next === undefined ? null : results.get(next.name)?.outbound;
     const nextReached =
-      next !== undefined && results.get(next.name)?.outbound.ok === true && !deadline.passed();
-    const streamed = nextReached ? measure(next, options, results) : Promise.resolve();
+      toNext != null &&
+      (toNext.ok || toNext.error === 'wrong source address') &&
+      !deadline.passed();
+    const streamed = nextReached && next ? measure(next, options, results) : Promise.resolve();
     await Promise.all([
       streamed,
       inbound.until(
@@ -291,6 +296,8 @@ async function measure(
     );
     return;
   }
+  // A leg that failed already keeps the first reason.
+  if (!probe.outbound.ok) return;
   probe.outbound = {
     ...probe.outbound,
     ok: false,
@@ -306,7 +313,7 @@ function judgeRate(probe: PartnerProbe, options: MeshOptions): string[] {
   const { minMbps } = options.bandwidth;
   const pair = `${options.self.name} → ${probe.member.name}`;
   if (minMbps !== null) {
-    if (mbps < minMbps) {
+    if (mbps < minMbps && probe.outbound.ok) {
       probe.outbound = {
         ...probe.outbound,
         ok: false,

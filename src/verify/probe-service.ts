@@ -122,7 +122,10 @@ function serveOne(socket: Socket, options: ProbeServiceOptions): void {
 /**
  * Counts what arrives in a window that opens with the stream's first line,
  * answers with the count, and discards the rest: memory stays flat however
- * fast the sender is, and the window bounds the connection's life.
+ * fast the sender is, and the window bounds the connection's life. The
+ * stream counts as received once the sender has hung up, having read the
+ * count: this node's check may end then, and closing a connection that
+ * still has unread bytes resets it, count and all.
  */
 function receiveStream(
   socket: Socket,
@@ -144,7 +147,7 @@ function receiveStream(
     clearTimeout(window);
     const ms = Math.max(1, Math.round(performance.now() - opened));
     socket.end(encodeMessage({ kind: 'received', token, bytes, ms }));
-    onReceived(stream, seen, bytes, ms);
+    socket.once('close', () => onReceived(stream, seen, bytes, ms));
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   };
   const window = setTimeout(finish, windowMs);

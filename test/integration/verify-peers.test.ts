@@ -1,20 +1,29 @@
 /**
  * `--verify peers` among network namespaces (SPEC "Verification"; shared/LAB.md):
- * three nodes on one switch that all pass, then one node's probe port
- * firewalled (the report names exactly the failing pairs); two nodes whose
- * path masquerades (NAT is flagged); and a listener that strangers feed
- * garbage, an overlong line and idle connections, which still completes.
+ * nodes on two switches, a management network their names resolve to and
+ * a data network, each running verify() at once. No peer list anywhere:
+ * the nodes meet through the master's probe service. Then the data path
+ * broken the ways NCCL meets it: a firewall that opens only the rendezvous
+ * ports, a 50 Mbit/s link, a node that never comes, a masquerading router,
+ * and strangers feeding the master's service garbage.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
-import type { RunnerResult } from './verify-lab.js';
+import { tier } from '../lab/tier.js';
+import type { RunnerArgs, RunnerResult } from './verify-lab.js';
 import { iptables, runVerify, startVerify } from './verify-lab.js';
 
-const NODES = { a: '198.18.30.1', b: '198.18.30.2', c: '198.18.30.3' } as const;
-const NAMES = ['node-a', 'node-b', 'node-c'];
-const HOSTS_FILE = `127.0.0.1 localhost\n${Object.entries(NODES)
-  .map(([host, address]) => `${address} node-${host}`)
+const NODES = ['a', 'b', 'c'] as const;
+type Node = (typeof NODES)[number] | 'd';
+const MGMT = { a: '203.0.113.11', b: '203.0.113.12', c: '203.0.113.13', d: '203.0.113.14' };
+const DATA = { a: '198.18.30.1', b: '198.18.30.2', c: '198.18.30.3', d: '198.18.30.4' };
+const NAMES = { a: 'node-a', b: 'node-b', c: 'node-c', d: 'node-d' };
+/** The cluster's DNS as most have it: every name on the management network. */
+const HOSTS_FILE = `127.0.0.1 localhost\n${Object.entries(MGMT)
+  .map(([node, address]) => `${address} node-${node}`)
   .join('\n')}\n`;
+const PORT_RANGE =
+  /\(net\.ipv4\.ip_local_port_range (\d+)-(\d+) on node-c\); open TCP \1-\2 between the nodes on ens3f0/;
 
 /** Every failing directed pair "from→to" that a set of reports names. */
 function failingPairs(reports: Record<string, RunnerResult>): string[] {
@@ -29,98 +38,242 @@ function failingPairs(reports: Record<string, RunnerResult>): string[] {
   return [...pairs].sort();
 }
 
-describe.skipIf(netnsUnavailable !== null)('verify peers, three nodes on a switch', () => {
+tier('verify peers, nodes on a management and a data switch', netnsUnavailable, () => {
   const lab = new Lab('vp');
 
   beforeAll(async () => {
     await lab.host('sw');
-    await lab.ip('sw', 'link', 'add', 'br0', 'type', 'bridge');
-    await lab.ip('sw', 'link', 'set', 'br0', 'up');
-    for (const [host, address] of Object.entries(NODES)) {
-      await lab.host(host, HOSTS_FILE);
-      await lab.link(host, 'ens3f0', 'sw', `port-${host}`);
-      await lab.ip('sw', 'link', 'set', `port-${host}`, 'master', 'br0');
-      await lab.addr(host, 'ens3f0', `${address}/24`);
+    for (const bridge of ['mgmt', 'data']) {
+      await lab.ip('sw', 'link', 'add', bridge, 'type', 'bridge');
+      await lab.ip('sw', 'link', 'set', bridge, 'up');
+    }
+    for (const node of [...NODES, 'd'] as const) {
+      await lab.host(node, HOSTS_FILE);
+      for (const [iface, bridge, address] of [
+        ['eno1', 'mgmt', MGMT[node]],
+        ['ens3f0', 'data', DATA[node]],
+      ] as const) {
+        await lab.link(node, iface, 'sw', `${bridge[0]}-${node}`);
+        await lab.ip('sw', 'link', 'set', `${bridge[0]}-${node}`, 'master', bridge);
+        await lab.addr(node, iface, `${address}/24`);
+      }
     }
   });
 
   afterEach(async () => {
     await lab.exec('c', 'iptables', ['-F', 'INPUT'], { reject: false, timeout: 10_000 });
+    await lab.exec('b', 'tc', ['qdisc', 'del', 'dev', 'ens3f0', 'root'], { reject: false });
   });
 
   afterAll(async () => {
     await lab.cleanup();
   });
 
-  const runAll = async (timeoutMs: number): Promise<Record<string, RunnerResult>> => {
+  /** Every node at once: the master named by its management name, as Slurm names it. */
+  const runAll = async (
+    args: Partial<RunnerArgs>,
+    nodes: readonly Node[] = NODES,
+  ): Promise<Record<string, RunnerResult>> => {
     const results = await Promise.all(
-      (['a', 'b', 'c'] as const).map((host) =>
-        runVerify(lab, host, {
+      nodes.map((node, rank) =>
+        runVerify(lab, node, {
           level: 'peers',
           iface: 'ens3f0',
           master: { host: 'node-a', port: 29500 },
-          peers: NAMES,
-          timeoutMs,
+          nodeRank: rank,
+          nnodes: nodes.length,
+          nodeName: NAMES[node],
+          timeoutMs: 15_000,
           jobId: '7001',
+          bandwidthWindowMs: 500,
+          ...args,
         }),
       ),
     );
-    return Object.fromEntries(results.map((result, index) => [NAMES[index], result]));
+    return Object.fromEntries(
+      results.map((result, index) => [NAMES[nodes[index] as Node], result]),
+    );
   };
 
-  it('passes on every node, each seeing the true source address of every other', async () => {
-    const reports = await runAll(15_000);
+  it('3 nodes with no peer list pass over the management network', async () => {
+    const reports = await runAll({ iface: 'eno1' });
     for (const [self, result] of Object.entries(reports)) {
       expect(result.code, JSON.stringify(result.error)).toBe(0);
       const probes = result.report?.results.filter((peer) => peer.check === 'probe') ?? [];
-      expect(probes.map((peer) => peer.peer).sort()).toEqual(NAMES.filter((name) => name !== self));
-      const ownAddress = NODES[self.slice(5) as keyof typeof NODES];
+      const node = self.slice(5) as Node;
+      expect(probes.map((peer) => peer.peer).sort()).toEqual(
+        Object.values(NAMES).filter((name) => name !== self && name !== 'node-d'),
+      );
       for (const peer of probes) {
-        expect(peer).toMatchObject({ ok: true, port: 29501, seenSource: ownAddress });
-        expect(peer.inbound?.source).toBe(NODES[peer.peer.slice(5) as keyof typeof NODES]);
+        expect(peer).toMatchObject({
+          ok: true,
+          address: MGMT[peer.peer.slice(5) as Node],
+          seenSource: MGMT[node],
+        });
       }
     }
     // node-a hosts the rendezvous, so it also checked that torchrun can bind 29500 there.
     expect(reports['node-a']?.report?.results.find((peer) => peer.check === 'bind')).toMatchObject({
       ok: true,
-      address: NODES.a,
+      address: MGMT.a,
       port: 29500,
     });
-    expect(failingPairs(reports)).toEqual([]);
   });
 
-  it("names exactly the failing pairs when one node's probe port is firewalled", async () => {
-    await iptables(lab, 'c', '-A', 'INPUT', '-p', 'tcp', '--dport', '29501', '-j', 'DROP');
-    const reports = await runAll(6_000);
-    expect(failingPairs(reports)).toEqual(['node-a→node-c', 'node-b→node-c']);
+  it('the management-hostname layout passes on the data network: peers are dialled at the addresses they registered', async () => {
+    const reports = await runAll({});
+    expect(failingPairs(reports)).toEqual([]);
+    for (const [self, result] of Object.entries(reports)) {
+      expect(result.code, JSON.stringify(result.error)).toBe(0);
+      const node = self.slice(5) as Node;
+      for (const peer of result.report?.results.filter((p) => p.check === 'probe') ?? []) {
+        const other = peer.peer.slice(5) as Node;
+        expect(peer).toMatchObject({ address: DATA[other], seenSource: DATA[node] });
+        expect(peer.inbound?.source).toBe(DATA[other]);
+      }
+      // Each measured its throughput to the next node in rank order over the data net.
+      const next = NAMES[NODES[(NODES.indexOf(node as (typeof NODES)[number]) + 1) % 3] as Node];
+      expect(
+        result.report?.results.find((peer) => peer.peer === next)?.bandwidthMbps,
+      ).toBeGreaterThan(100);
+    }
+  });
+
+  it('a firewall that opens only the rendezvous ports fails with 75, naming the ephemeral range to open', async () => {
+    // What a cluster's "allow the torchrun ports" rule set looks like: the
+    // store's and the probe's port, and replies; nothing else comes in.
+    await iptables(
+      lab,
+      'c',
+      '-A',
+      'INPUT',
+      '-p',
+      'tcp',
+      '-m',
+      'multiport',
+      '--dports',
+      '29500,29501',
+      '-j',
+      'ACCEPT',
+    );
+    await iptables(
+      lab,
+      'c',
+      '-A',
+      'INPUT',
+      '-m',
+      'state',
+      '--state',
+      'ESTABLISHED,RELATED',
+      '-j',
+      'ACCEPT',
+    );
+    await iptables(lab, 'c', '-A', 'INPUT', '-p', 'tcp', '-j', 'DROP');
+    const reports = await runAll({ timeoutMs: 5_000 });
     for (const result of Object.values(reports)) expect(result.code).toBe(75);
+    expect(failingPairs(reports)).toEqual(['node-a→node-c', 'node-b→node-c']);
     const fromA = reports['node-a'];
-    expect(fromA?.error?.details).toEqual([
-      expect.stringMatching(
-        /^peer node-c at 198\.18\.30\.3:29501: this node → node-c: timed out \(no answer in [\d.]+m?s\)$/,
-      ),
-    ]);
     expect(fromA?.error?.message).toMatch(
+      /^verification failed via ens3f0 \(198\.18\.30\.1\): peer node-c at 198\.18\.30\.3:\d+: this node → node-c: ephemeral ports blocked \(no answer in [\d.]+s on its ephemeral port \d+ while its probe port 29501 answers: NCCL listens on ephemeral ports/,
+    );
+    expect(fromA?.error?.message).toMatch(PORT_RANGE);
+    // node-c itself says so too: its probe port was reached, its ephemeral port was not.
+    for (const detail of reports['node-c']?.error?.details ?? []) {
+      expect(detail).toMatch(
+        /→ this node: ephemeral ports blocked \(it reached this node's probe port 29501 but not its ephemeral port 198\.18\.30\.3:\d+: a firewall here lets the rendezvous ports through but not net\.ipv4\.ip_local_port_range \d+-\d+; open TCP \d+-\d+ on ens3f0\)$/,
+      );
+    }
+    expect(reports['node-c']?.error?.details).toHaveLength(2);
+    // A and B knew after two SYN retransmissions, not at the timeout.
+    expect(fromA?.elapsedMs).toBeLessThan(5_000);
+  });
+
+  it('a 50 Mbit/s link fails --min-bandwidth 1gbit naming the slow pair and its figure, and passes a lower bound', async () => {
+    await lab.exec('b', 'tc', [
+      'qdisc',
+      'add',
+      'dev',
+      'ens3f0',
+      'root',
+      'tbf',
+      'rate',
+      '50mbit',
+      'burst',
+      '64kb',
+      'latency',
+      '100ms',
+    ]);
+    const strict = await runAll({ minBandwidthMbps: 1_000 });
+    // Both ends of the slow pair fail, each naming it and its figure. (The
+    // shaper delays node-b's ACKs too, so node-a → node-b may fall short as
+    // well: a shaped NIC slows TCP both ways, as it would NCCL's.)
+    expect([strict['node-b']?.code, strict['node-c']?.code]).toEqual([75, 75]);
+    const figure = /node-b → node-c measured ([\d.]+) Mbit\/s, below --min-bandwidth 1 Gbit\/s/;
+    expect(strict['node-b']?.error?.message).toMatch(
       new RegExp(
-        `^verification failed via ens3f0 \\(${NODES.a}\\): peer node-c at ${NODES.c}:29501: this node → node-c: timed out`,
+        `: peer node-c at [\\d.:]+: this node → node-c: below the bandwidth \\(${figure.source}\\)`,
       ),
     );
-    expect(reports['node-c']?.error?.details).toHaveLength(2);
-    for (const result of Object.values(reports)) expect(result.elapsedMs).toBeLessThan(7_000);
+    expect(strict['node-c']?.error?.details).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          new RegExp(`node-b → this node: below the bandwidth \\(${figure.source}\\)`),
+        ),
+      ]),
+    );
+    const measured = Number(strict['node-b']?.error?.message.match(figure)?.[1]);
+    expect(measured).toBeGreaterThan(25);
+    expect(measured).toBeLessThan(75);
+
+    const lenient = await runAll({ minBandwidthMbps: 10 });
+    for (const result of Object.values(lenient))
+      expect(result.code, JSON.stringify(result.error)).toBe(0);
+    const toC = lenient['node-b']?.report?.results.find((peer) => peer.peer === 'node-c');
+    expect(toC?.bandwidthMbps).toBeGreaterThan(25);
+    expect(toC?.bandwidthMbps).toBeLessThan(75);
   });
 
-  it('completes although strangers feed its listener garbage, an overlong line and idle connections', async () => {
-    const nodeA = startVerify(lab, 'a', {
+  it('a node that never comes gives 75 on every node that did, naming it', async () => {
+    const nodeList = Object.values(NAMES);
+    const three = await Promise.all(
+      NODES.map((node, rank) =>
+        runVerify(lab, node, {
+          level: 'peers',
+          iface: 'ens3f0',
+          master: { host: 'node-a', port: 29500 },
+          nodeRank: rank,
+          nnodes: 4,
+          nodeName: NAMES[node],
+          nodeList,
+          timeoutMs: 3_000,
+          jobId: '7002',
+        }),
+      ),
+    );
+    for (const result of three) {
+      expect(result.code).toBe(75);
+      expect(result.error?.message).toMatch(
+        /^verification failed via ens3f0 \(198\.18\.30\.\d\): node-d never registered: did not register with the master's probe service \(node-a at 203\.0\.113\.11:29501\) in 3s; 3 of 4 nodes registered$/,
+      );
+      expect(result.report?.results.filter((peer) => peer.check !== 'bind')).toEqual([
+        expect.objectContaining({ peer: 'node-d', check: 'register', error: 'not registered' }),
+      ]);
+    }
+  });
+
+  it("the master's service completes although strangers feed it garbage, an overlong line and idle connections", async () => {
+    const master = startVerify(lab, 'a', {
       level: 'peers',
       iface: 'ens3f0',
-      peers: ['node-a', 'node-b'],
-      probePort: 29601,
+      master: { host: 'node-a', port: 29600 },
+      nodeRank: 0,
+      nnodes: 2,
+      nodeName: 'node-a',
       timeoutMs: 25_000,
+      bandwidthWindowMs: 200,
     });
-    await nodeA.started;
-    const abuse = await lab.exec('c', 'node', ['-e', ABUSER, NODES.a, '29601'], {
-      timeout: 20_000,
-    });
+    await master.started;
+    const abuse = await lab.exec('c', 'node', ['-e', ABUSER, MGMT.a, '29601'], { timeout: 20_000 });
     const seen = JSON.parse(String(abuse.stdout)) as Record<
       string,
       { answer: string; closedAfterMs: number }[]
@@ -129,28 +282,31 @@ describe.skipIf(netnsUnavailable !== null)('verify peers, three nodes on a switc
       expect(seen[kind]?.length).toBeGreaterThan(0);
       for (const connection of seen[kind] ?? []) expect(connection.answer).toBe('');
     }
-    // Silence costs a connection after the listener's idle limit (3s), not before.
+    // Silence costs a connection after the service's idle limit (3s), not before.
     for (const connection of seen.idle ?? [])
       expect(connection.closedAfterMs).toBeGreaterThanOrEqual(2_500);
-    const nodeB = await runVerify(lab, 'b', {
+    const worker = await runVerify(lab, 'b', {
       level: 'peers',
       iface: 'ens3f0',
-      peers: ['node-a', 'node-b'],
-      probePort: 29601,
+      master: { host: 'node-a', port: 29600 },
+      nodeRank: 1,
+      nnodes: 2,
+      nodeName: 'node-b',
       timeoutMs: 15_000,
+      bandwidthWindowMs: 200,
     });
-    const resultA = await nodeA.done;
-    expect([resultA.code, nodeB.code]).toEqual([0, 0]);
-    expect(resultA.report?.results).toEqual([
+    const fromMaster = await master.done;
+    expect([fromMaster.code, worker.code]).toEqual([0, 0]);
+    expect(fromMaster.report?.results.filter((peer) => peer.check === 'probe')).toEqual([
       expect.objectContaining({ peer: 'node-b', ok: true }),
     ]);
   });
 });
 
 /**
- * Waits (bounded) for the probe listener, then opens connections that send
+ * Waits (bounded) for the service, then opens connections that send
  * garbage, an 8 KiB line without a newline, or nothing at all, and reports
- * for each what the listener answered and when it hung up.
+ * for each what the service answered and when it hung up.
  */
 const ABUSER = `
 const net = require('node:net');
@@ -205,43 +361,49 @@ describe.skipIf(netnsUnavailable !== null)('verify peers through a masquerading 
   });
 
   it('flags the NATed direction as wrong source address on both ends, and only that one', async () => {
-    const args = {
+    const args = (nodeRank: number, nodeName: string) => ({
       level: 'peers' as const,
       iface: 'ens3f0',
-      peers: [X, Y],
-      probePort: 29501,
+      master: { host: X, port: 29500 },
+      nodeRank,
+      nnodes: 2,
+      nodeName,
       timeoutMs: 10_000,
-    };
+      bandwidthWindowMs: 200,
+    });
     const [fromX, fromY] = await Promise.all([
-      runVerify(lab, 'x', args),
-      runVerify(lab, 'y', args),
+      runVerify(lab, 'x', args(0, 'x')),
+      runVerify(lab, 'y', args(1, 'y')),
     ]);
     expect([fromX.code, fromY.code]).toEqual([75, 75]);
-    expect(fromX.report?.results).toEqual([
+    expect(fromX.report?.results.filter((peer) => peer.check === 'probe')).toEqual([
       expect.objectContaining({
-        peer: Y,
+        peer: 'y',
+        address: Y,
         ok: false,
         error: 'wrong source address',
         seenSource: ROUTER_RIGHT,
         detail: `it saw ${ROUTER_RIGHT}, we sent from ${X}`,
-        inbound: { ok: true, error: null, detail: null, source: Y },
+        inbound: expect.objectContaining({ ok: true, error: null, source: Y }),
       }),
     ]);
-    expect(fromX.error?.message).toBe(
-      `verification failed via ens3f0 (${X}): peer ${Y} at ${Y}:29501: this node → ${Y}: wrong source address (it saw ${ROUTER_RIGHT}, we sent from ${X})`,
+    expect(fromX.error?.message).toMatch(
+      new RegExp(
+        `^verification failed via ens3f0 \\(${X}\\): peer y at ${Y}:\\d+: this node → y: wrong source address \\(it saw ${ROUTER_RIGHT}, we sent from ${X}\\)$`,
+      ),
     );
-    expect(fromY.report?.results).toEqual([
+    expect(fromY.report?.results.filter((peer) => peer.check === 'probe')).toEqual([
       expect.objectContaining({
-        peer: X,
+        peer: 'x',
         ok: false,
         error: null,
         seenSource: Y,
-        inbound: {
+        inbound: expect.objectContaining({
           ok: false,
           error: 'wrong source address',
           detail: `saw ${ROUTER_RIGHT}, it sends from ${X}`,
           source: ROUTER_RIGHT,
-        },
+        }),
       }),
     ]);
     // Both legs settled early: the check ends when all are done, not at the timeout.

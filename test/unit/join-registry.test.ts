@@ -1,0 +1,114 @@
+/**
+ * A node's wait at the master's registry over loopback: what its progress
+ * lines say while nodes are missing or the service is not up (SPEC
+ * "Verification": `3 of 4 nodes registered, missing: node04`).
+ */
+import { Writable } from 'node:stream';
+import { type Logger, pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { deadlineIn } from '../../src/verify/clock.js';
+import { joinRegistry } from '../../src/verify/join-registry.js';
+import { type ProbeService, startProbeService } from '../../src/verify/probe-service.js';
+import { Registry } from '../../src/verify/registry.js';
+
+const TOKEN = '0123456789abcdef0123456789abcdef';
+let service: ProbeService | null = null;
+afterEach(async () => {
+  await service?.close();
+  service = null;
+});
+
+function capturingLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push((JSON.parse(chunk.toString()) as { msg: string }).msg);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), lines };
+}
+
+const request = (rank: number) =>
+  ({
+    kind: 'register',
+    token: TOKEN,
+    node: { name: `gpu-${rank}`, rank },
+    interface: 'lo',
+    address: '127.0.0.1',
+    port: 40_000 + rank,
+    speedMbps: null,
+    portRange: [32_768, 60_999],
+  }) as const;
+
+describe('joinRegistry', () => {
+  it('names who is missing while it waits, and at the end', async () => {
+    const registry = new Registry({
+      round: 'register',
+      token: TOKEN,
+      expected: 4,
+      nodeList: ['gpu-a', 'gpu-b', 'gpu-c', 'gpu-d'],
+      restrict: null,
+    });
+    service = await startProbeService({
+      host: '127.0.0.1',
+      port: 0,
+      token: TOKEN,
+      maxConnections: 8,
+      registry,
+    });
+    registry.answer({ v: 2, ...request(1) }, '127.0.0.9');
+    registry.answer({ v: 2, ...request(2) }, '127.0.0.9');
+    const { logger, lines } = capturingLogger();
+    const outcome = await joinRegistry({
+      target: { address: '127.0.0.1', port: service.port },
+      masterName: 'gpu-a',
+      request: request(0),
+      token: TOKEN,
+      deadline: deadlineIn(500),
+      logger,
+      attemptMs: 1_000,
+      progressEveryMs: 150,
+    });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: 'not registered',
+      detail: '3 of 4 nodes registered, missing: gpu-d',
+    });
+    expect(lines[0]).toBe(
+      `3 of 4 nodes registered, missing: gpu-d; the master's probe service (gpu-a at 127.0.0.1:${service.port}), 0s of 500ms`,
+    );
+  });
+
+  it('says how the last attempt ended while the service is not up', async () => {
+    service = await startProbeService({
+      host: '127.0.0.1',
+      port: 0,
+      token: TOKEN,
+      maxConnections: 8,
+    });
+    const { port } = service;
+    await service.close();
+    service = null;
+    const { logger, lines } = capturingLogger();
+    const outcome = await joinRegistry({
+      target: { address: '127.0.0.1', port },
+      masterName: 'gpu-a',
+      request: request(1),
+      token: TOKEN,
+      deadline: deadlineIn(400),
+      logger,
+      attemptMs: 1_000,
+      progressEveryMs: 150,
+    });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: 'refused',
+      detail: 'ECONNREFUSED',
+      waiting: null,
+    });
+    expect(lines[0]).toBe(
+      `waiting for the master's probe service (gpu-a at 127.0.0.1:${port}), 0s of 400ms; last attempt: refused (ECONNREFUSED)`,
+    );
+  });
+});
