@@ -165,7 +165,8 @@ export function waitingText(waiting: Waiting): string {
   const listed = waiting.missing.join(', ');
   const unnamed = waiting.expected - waiting.registered - waiting.missing.length;
   const more = unnamed > 0 ? (listed ? ` and ${unnamed} more` : `${unnamed} node(s)`) : '';
-  return `${waiting.registered} of ${waiting.expected} nodes registered, missing: ${listed}${more}`;
+  const verb = waiting.round === 'publish' ? 'published their interfaces' : 'registered';
+  return `${waiting.registered} of ${waiting.expected} nodes ${verb}, missing: ${listed}${more}`;
 }
 
 function progressLine(options: JoinOptions, waiting: Waiting | null, last: ReachFailure): string {

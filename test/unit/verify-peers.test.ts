@@ -253,6 +253,25 @@ describe('verify --verify peers, through the master', () => {
     }
   });
 
+  it('without --min-bandwidth, a rate far below what the link says it runs at is a warning', async () => {
+    const port = await jobPorts();
+    // sysfs claiming 100 Tbit/s: loopback carries nowhere near a tenth of it.
+    const fast = (rank: number) => {
+      const input = node(rank, port);
+      const [iface] = input.facts.interfaces as [InterfaceFacts];
+      return { ...input, facts: { ...input.facts, interfaces: [{ ...iface, speedMbps: 1e8 }] } };
+    };
+    const reports = await Promise.all([0, 1, 2].map((rank) => verify(fast(rank))));
+    expect(reports[0]?.warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^throughput node0 → node1 via lo is [\d.]+ [GM]bit\/s, under a tenth of the link's 100000 Gbit\/s \(the slower end's speed\)/,
+        ),
+      ]),
+    );
+    expect(reports.every((report) => report.ok)).toBe(true);
+  });
+
   it('refuses a second node claiming a rank, saying who holds it', async () => {
     const port = await jobPorts();
     const twin = node(1, port, { timeoutMs: 1_500 });
