@@ -8,6 +8,7 @@ import { type Logger, pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deadlineIn } from '../../src/verify/clock.js';
 import { joinRegistry } from '../../src/verify/join-registry.js';
+import type { Register } from '../../src/verify/probe-protocol.js';
 import { type ProbeService, startProbeService } from '../../src/verify/probe-service.js';
 import { Registry } from '../../src/verify/registry.js';
 
@@ -29,17 +30,16 @@ function capturingLogger(): { logger: Logger; lines: string[] } {
   return { logger: pino({ level: 'info' }, sink), lines };
 }
 
-const request = (rank: number) =>
-  ({
-    kind: 'register',
-    token: TOKEN,
-    node: { name: `gpu-${rank}`, rank },
-    interface: 'lo',
-    address: '127.0.0.1',
-    port: 40_000 + rank,
-    speedMbps: null,
-    portRange: [32_768, 60_999],
-  }) as const;
+const request = (rank: number): Omit<Register, 'v'> => ({
+  kind: 'register',
+  token: TOKEN,
+  node: { name: `gpu-${rank}`, rank },
+  interface: 'lo',
+  address: '127.0.0.1',
+  port: 40_000 + rank,
+  speedMbps: null,
+  portRange: [32_768, 60_999],
+});
 
 describe('joinRegistry', () => {
   it('names who is missing while it waits, and at the end', async () => {
