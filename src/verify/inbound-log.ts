@@ -10,6 +10,8 @@ export interface Arrival {
   seen: string;
   /** The address the dialer says it sent from. */
   claimed: string;
+  /** performance.now() when it arrived. */
+  at: number;
 }
 
 export interface StreamArrival {
@@ -24,8 +26,11 @@ export class InboundLog {
   readonly streams = new Map<string, StreamArrival>();
   private listeners = new Set<() => void>();
 
-  hello(via: 'ephemeral' | 'probe port', peer: string, arrival: Arrival): void {
-    (via === 'ephemeral' ? this.ephemeral : this.probePort).set(peer, arrival);
+  hello(via: 'ephemeral' | 'probe port', peer: string, arrival: Omit<Arrival, 'at'>): void {
+    (via === 'ephemeral' ? this.ephemeral : this.probePort).set(peer, {
+      ...arrival,
+      at: performance.now(),
+    });
     this.changed();
   }
 
@@ -34,20 +39,25 @@ export class InboundLog {
     this.changed();
   }
 
-  /** Resolves once `done()` holds, checked at every arrival; or when `abort` resolves. */
-  until(done: () => boolean, abort: Promise<void>): Promise<void> {
+  /**
+   * Resolves once `done()` holds, checked at every arrival and every
+   * `recheckMs` (a condition may turn true with time alone); or when
+   * `abort` resolves.
+   */
+  until(done: () => boolean, abort: Promise<void>, recheckMs: number): Promise<void> {
     if (done()) return Promise.resolve();
     return new Promise((resolve) => {
-      const check = () => {
-        if (!done()) return;
+      const finish = () => {
+        clearInterval(timer);
         this.listeners.delete(check);
         resolve();
       };
+      const check = () => {
+        if (done()) finish();
+      };
+      const timer = setInterval(check, recheckMs);
       this.listeners.add(check);
-      abort.then(() => {
-        this.listeners.delete(check);
-        resolve();
-      });
+      abort.then(finish);
     });
   }
 

@@ -34,6 +34,8 @@ const DIAGNOSE_AFTER_MS = 1_000;
 /** Past two SYN retransmissions (RFC 6298's 1 s, then 2 s more): a DROP, not a lost packet. */
 const EPHEMERAL_GRACE_MS = 3_500;
 const DIAGNOSIS_ATTEMPT_MS = 2_000;
+/** How often the wait for inbound legs looks again at what time alone settles. */
+const RECHECK_MS = 250;
 /** Without --min-bandwidth, under this share of the slower end's link speed is a warning. */
 const FAR_BELOW_LINK = 0.1;
 
@@ -116,11 +118,12 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
       streamed,
       inbound.until(
         () =>
-          partners.every((member) => inbound.ephemeral.has(member.name)) &&
+          partners.every((member) => inboundSettled(member, inbound)) &&
           (previous === undefined ||
             !inbound.ephemeral.has(previous.name) ||
             inbound.streams.has(previous.name)),
         timeout,
+        RECHECK_MS,
       ),
     ]);
   } finally {
@@ -214,6 +217,18 @@ async function settleOrDiagnose(
   ]);
   if (late !== null) return late;
   return (await answers) ? 'blocked' : dialling;
+}
+
+/**
+ * The partner reached us, or it gave up on our ephemeral port: it looks at
+ * the probe port only after its own attempt there went unanswered, and
+ * decides after EPHEMERAL_GRACE_MS at most. So a node behind that firewall
+ * fails in seconds too, not at the timeout.
+ */
+function inboundSettled(member: Member, inbound: InboundLog): boolean {
+  if (inbound.ephemeral.has(member.name)) return true;
+  const looked = inbound.probePort.get(member.name);
+  return looked !== undefined && performance.now() - looked.at > EPHEMERAL_GRACE_MS;
 }
 
 function silent(error: ReachError): boolean {

@@ -27,6 +27,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type FixtureReport, fixture, readReport } from '../fixtures/fixture-report.js';
 import { CHECKOUT } from '../lab/debian-root.js';
 import {
+  DATA_SPEED_MBPS,
   KILL_WAIT_S,
   SLURM_NODES,
   SlurmCluster,
@@ -47,6 +48,7 @@ interface CheckReport {
   ok: boolean;
   level: string;
   interface: string;
+  localAddress: string;
   results: { peer: string; address: string; ok: boolean; error: string | null }[];
 }
 
@@ -127,31 +129,42 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
         PET_NNODES: '3',
         PET_NODE_RANK: String(rank),
         // The master's name resolves to the management net here, as on most
-        // clusters, so the subnet strategy picks the interface on it (SPEC
-        // "Choosing the interface"); the data net would need --iface.
-        NCCL_SOCKET_IFNAME: `=${cluster.node(node).mgmtIface}`,
-        GLOO_SOCKET_IFNAME: cluster.node(node).mgmtIface,
+        // clusters, where the subnet strategy would pick the interface on it;
+        // the template's `agree` takes the fastest network every node has,
+        // the data net (SPEC `agree`).
+        NCCL_SOCKET_IFNAME: `=${cluster.node(node).dataIface}`,
+        GLOO_SOCKET_IFNAME: cluster.node(node).dataIface,
+        PET_LOCAL_ADDR: cluster.node(node).dataAddress,
       });
       expect(report.rendezvous).toBe('done');
     }
   });
 
-  it('a real srun nccl-run check --verify peers vets the allocation', async () => {
+  it('a real srun nccl-run check --verify peers vets the allocation, on the data network agree picks', async () => {
     const { dir, env } = jobSetup();
     const result = await vetAllocation(cluster, template, dir, env);
 
     expect(result.exitCode, result.logs).toBe(0);
     for (const node of SLURM_NODES) {
       const check = result.checks[node];
-      expect(check, result.logs).toMatchObject({ ok: true, level: 'peers', interface: 'eno1' });
+      expect(check, result.logs).toMatchObject({
+        ok: true,
+        level: 'peers',
+        interface: cluster.node(node).dataIface,
+        localAddress: cluster.node(node).dataAddress,
+      });
       const others = cluster.nodes.filter((other) => other.name !== node);
-      // Every other node reached at its address on the chosen network.
+      // Every other node reached at its address on the chosen network, by its Slurm name.
       expect(check?.results).toEqual(
         expect.arrayContaining(
           others.map((other) =>
-            expect.objectContaining({ peer: other.name, address: other.mgmtAddress, ok: true }),
+            expect.objectContaining({ peer: other.name, address: other.dataAddress, ok: true }),
           ),
         ),
+      );
+      // Why: the network every node has, the fastest (sysfs says 100 Gb/s against eno1's 10).
+      expect(result.logs).toContain(
+        `"msg":"using ${cluster.node(node).dataIface} ${cluster.node(node).dataAddress} (agree: 198.18.20.0/24 is common to all 3 nodes and wins (its slowest node ${DATA_SPEED_MBPS} Mb/s, 203.0.113.0/24's 10000 Mb/s)`,
       );
     }
   });
@@ -197,8 +210,15 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
       expect(result.exitCode, result.logs).toBe(75);
       for (const node of ['node01', 'node02'] as const) {
         const toNode03 = result.checks[node]?.results.find((peer) => peer.peer === 'node03');
-        expect(toNode03, result.logs).toMatchObject({ ok: false });
+        expect(toNode03, result.logs).toMatchObject({
+          ok: false,
+          error: 'ephemeral ports blocked',
+        });
       }
+      // The range to open, as node03 reads it, in the failure every node logs.
+      expect(result.logs).toContain(
+        `net.ipv4.ip_local_port_range ${range.replace(':', '-')} on node03`,
+      );
     } finally {
       await cluster.onNode('node03', 'iptables', ['-D', ...rule, '--reject-with', 'tcp-reset']);
     }
@@ -261,7 +281,7 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
         expect(JSON.parse(line.slice(line.indexOf('{')))).toMatchObject({
           ranks: 2,
           hostname: 'node01',
-          glooSocketIfname: 'eno1',
+          glooSocketIfname: cluster.node('node01').dataIface,
         });
       });
     },

@@ -4,6 +4,7 @@
  *
  *   slurmctl   slurmctld                  eno1 203.0.113.1
  *   node01-03  slurmd (NodeName node[01-03]) eno1 203.0.113.11-13, ens3f0 198.18.20.1-3
+ *                                            (ens3f0's sysfs speed: 100 Gb/s, eno1's 10)
  *
  * Two networks, each a bridge in a "switch" namespace of its own, so no
  * interface of the machine's own namespace takes part: the management net
@@ -69,6 +70,8 @@ const MGMT_IFACE = 'eno1';
 const DATA_IFACE = 'ens3f0';
 const CONTROLLER_ADDRESS = '203.0.113.1';
 const GPUS_PER_NODE = 8;
+/** What the data NIC's sysfs speed says (the management one keeps the veth's 10000). */
+export const DATA_SPEED_MBPS = 100_000;
 /** Upper bound of any single command the cluster runs for itself. */
 const STEP_TIMEOUT_MS = 10_000;
 /** Bound of every wait for the cluster's own state; measured here, the nodes are idle 1-2 s after the daemons start. */
@@ -347,10 +350,18 @@ export class SlurmCluster {
       this.lab.ns(CONTROLLER),
       ...withHostname(CONTROLLER, 'slurmctld', ['-D']),
     ]);
+    // The data NIC says it runs at 100 Gb/s, as a data NIC beside a 10 Gb/s
+    // management port does (every veth says 10000): a bind mount in slurmd's
+    // own mount namespace, which every job step on the node inherits (LAB.md).
+    const speed = join(this.dir, 'etc', 'data-nic-speed');
+    writeFileSync(speed, `${DATA_SPEED_MBPS}\n`);
     for (const node of this.nodes) {
       this.daemon(node.name, [
         ...['ip', 'netns', 'exec', node.namespace],
-        ...withHostname(node.name, 'slurmd', ['-D', '-N', node.name]),
+        ...withHostname(node.name, 'slurmd', ['-D', '-N', node.name], {
+          file: speed,
+          over: `/sys/class/net/${node.dataIface}/speed`,
+        }),
       ]);
     }
   }
@@ -419,11 +430,27 @@ interface ClientOptions {
   timeout?: number;
 }
 
-/** argv that runs COMMAND in a UTS namespace of its own named `hostname`, exec'ing at every step. */
-function withHostname(hostname: string, command: string, args: readonly string[]): string[] {
+/**
+ * argv that runs COMMAND in a UTS namespace of its own named `hostname`,
+ * exec'ing at every step; with `bind`, also in a mount namespace of its own
+ * where `bind.file` lies over `bind.over`.
+ */
+function withHostname(
+  hostname: string,
+  command: string,
+  args: readonly string[],
+  bind?: { file: string; over: string },
+): string[] {
+  if (bind === undefined) {
+    return [
+      ...['unshare', '--uts', 'sh', '-c', 'hostname "$1" && shift && exec "$@"'],
+      ...['sh', hostname, command, ...args],
+    ];
+  }
   return [
-    ...['unshare', '--uts', 'sh', '-c', 'hostname "$1" && shift && exec "$@"'],
-    ...['sh', hostname, command, ...args],
+    ...['unshare', '--uts', '--mount', 'sh', '-c'],
+    'hostname "$1" && mount --bind "$2" "$3" && shift 3 && exec "$@"',
+    ...['sh', hostname, bind.file, bind.over, command, ...args],
   ];
 }
 

@@ -97,7 +97,11 @@ describe('slurm', () => {
     ]);
     expect(splitArgv(launched)).toMatchObject({
       command: 'run',
-      flags: { verify: 'master', 'verify-timeout': '5m' },
+      flags: {
+        strategy: 'explicit,local,agree,subnet,route,speed',
+        verify: 'peers',
+        'verify-timeout': '5m',
+      },
       torchrun: ['--nproc_per_node=4', 'recipes/pretrain.py'],
     });
   });
