@@ -182,6 +182,12 @@ async function runVerify(
     jobId: env.SLURM_JOB_ID ?? null,
     nodeName: env.SLURMD_NODENAME ?? plan.facts.hostname,
     minBandwidthMbps: options.minBandwidthMbps,
+  }).catch((error: unknown) => {
+    // The warnings often say why it failed (a route through another interface): log them first.
+    if (error instanceof VerificationFailedError) {
+      for (const warning of error.report.warnings) logger.warn(warning);
+    }
+    throw error;
   });
   for (const warning of report.warnings) logger.warn(warning);
   const reached = report.results.filter((result) => result.ok).length;
