@@ -16,13 +16,18 @@ export interface Endpoint {
 
 export type ConnectOutcome = { ok: true } | ({ ok: false } & ReachFailure);
 
+/** localAddress null: the kernel picks the source, as torch's TCPStore client lets it. */
 export function connectOnce(
   target: Endpoint,
-  localAddress: string,
+  localAddress: string | null,
   attemptMs: number,
 ): Promise<ConnectOutcome> {
   return new Promise((resolve) => {
-    const socket = connect({ host: target.address, port: target.port, localAddress });
+    const socket = connect({
+      host: target.address,
+      port: target.port,
+      ...(localAddress !== null && { localAddress }),
+    });
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({

@@ -41,7 +41,9 @@ function describe(result: PeerResult): string {
     case 'listen':
       return `the probe service cannot bind ${where}: ${why(result.error, result.detail)}`;
     case 'connect':
-      return `cannot reach the master ${result.peer} at ${where}: ${why(result.error, result.detail)}`;
+      return `cannot reach the master ${result.peer}'s store (as torch's TCPStore reaches it) at ${where}: ${why(result.error, result.detail)}`;
+    case 'data path':
+      return `the master ${result.peer}'s store answers, but not at ${where} over the chosen network: ${why(result.error, result.detail)}`;
     case 'register':
       return result.error === 'not registered'
         ? `${result.peer} never registered: ${result.detail}`

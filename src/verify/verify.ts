@@ -7,6 +7,7 @@
  */
 import { ConfigError } from '../errors.js';
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
+import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Decision } from '../resolve/decision.js';
@@ -17,7 +18,12 @@ import { failureOf } from './failure.js';
 import { type MasterRole, masterRole } from './master-role.js';
 import { type ProbePeersOutcome, probePeers } from './probe-peers.js';
 import { jobToken } from './probe-token.js';
-import { ATTEMPT_MS, endpointText, waitForEndpoint } from './wait-for-endpoint.js';
+import {
+  ATTEMPT_MS,
+  endpointText,
+  type WaitOutcome,
+  waitForEndpoint,
+} from './wait-for-endpoint.js';
 
 export { VerificationFailedError } from './failure.js';
 
@@ -62,7 +68,7 @@ export interface PeerResult {
    * listen: a probe service of this node; register: with the master's probe
    * service (a node that never came is named here); probe: the mesh, both ways.
    */
-  check: 'bind' | 'connect' | 'listen' | 'register' | 'probe';
+  check: 'bind' | 'connect' | 'data path' | 'listen' | 'register' | 'probe';
   /** The errno or what was seen behind `error`, e.g. ECONNREFUSED, "no answer in 5s". */
   detail: string | null;
   /** Probe only: the peer → this node leg; `ok` above covers both legs. */
@@ -161,21 +167,42 @@ async function checkMaster(
     }
   }
   if (input.level !== 'master' || clientOf === null) return [];
-  const waited = await waitForEndpoint({
-    target: { address: clientOf, port: master.port },
-    localAddress: decision.address,
-    interfaceName: decision.interface,
-    deadline,
-    logger: input.logger,
+  // SPEC level master, two checks, a failure saying which: (a) the store as
+  // torch's TCPStore reaches it, the master's name resolved as torch resolves
+  // it and no source imposed (under strict reverse-path filtering a source
+  // imposed on another network is dropped, though the store would connect);
+  // (b) when one of the master's addresses is on the chosen network, that
+  // address from the chosen one, the path NCCL's bootstrap takes.
+  const wait = (address: string, localAddress: string | null) =>
+    waitForEndpoint({
+      target: { address, port: master.port },
+      localAddress,
+      interfaceName: decision.interface,
+      deadline,
+      logger: input.logger,
+    });
+  const result = (address: string, check: PeerResult['check'], waited: WaitOutcome) => ({
+    ...blankResult(master.host, address, master.port, check),
+    ok: waited.outcome.ok,
+    ...(!waited.outcome.ok && { error: waited.outcome.error, detail: waited.outcome.detail }),
+    elapsedMs: Math.round(waited.elapsedMs),
   });
-  return [
-    {
-      ...blankResult(master.host, clientOf, master.port, 'connect'),
-      ok: waited.outcome.ok,
-      ...(!waited.outcome.ok && { error: waited.outcome.error, detail: waited.outcome.detail }),
-      elapsedMs: Math.round(waited.elapsedMs),
-    },
-  ];
+  const store = result(clientOf, 'connect', await wait(clientOf, null));
+  const onNetwork = masterOnChosenNetwork(input);
+  if (!store.ok || onNetwork === null) return [store];
+  return [store, result(onNetwork, 'data path', await wait(onNetwork, decision.address))];
+}
+
+/** A master address inside the chosen address's prefix, or null. */
+function masterOnChosenNetwork({ facts, decision, masterAddresses }: VerifyInput): string | null {
+  const held = facts.interfaces
+    .find((iface) => iface.name === decision.interface)
+    ?.addresses.find((entry) => sameAddress(entry.address, decision.address));
+  if (held === undefined) return null;
+  return (
+    masterAddresses.find((master) => prefixContains(held.address, held.prefixLength, master)) ??
+    null
+  );
 }
 
 /**

@@ -21,7 +21,8 @@ export const PROGRESS_EVERY_MS = 5_000;
 
 export interface WaitOptions {
   target: Endpoint;
-  localAddress: string;
+  /** The source to connect from; null lets the kernel choose (as torch's TCPStore does). */
+  localAddress: string | null;
   interfaceName: string;
   deadline: Deadline;
   logger: Logger;

@@ -51,6 +51,7 @@ describe.skipIf(netnsUnavailable !== null)('verify master and local, in namespac
     stops.push((await listenInside(lab, 'm', MASTER.host, MASTER.port)).stop);
     const result = await run.done;
     expect(result.code).toBe(0);
+    // The store as torch reaches it, then the master's address on the chosen network from the chosen one.
     expect(result.report?.results).toEqual([
       expect.objectContaining({
         check: 'connect',
@@ -59,6 +60,7 @@ describe.skipIf(netnsUnavailable !== null)('verify master and local, in namespac
         port: 29500,
         ok: true,
       }),
+      expect.objectContaining({ check: 'data path', address: MASTER.host, ok: true }),
     ]);
     expect(result.elapsedMs).toBeGreaterThanOrEqual(2_500);
   });
@@ -72,7 +74,7 @@ describe.skipIf(netnsUnavailable !== null)('verify master and local, in namespac
     });
     expect(result.code).toBe(75);
     expect(result.error?.message).toBe(
-      'verification failed via ens3f0 (198.18.10.2): cannot reach the master 198.18.10.1 at 198.18.10.1:29500: refused (ECONNREFUSED)',
+      "verification failed via ens3f0 (198.18.10.2): cannot reach the master 198.18.10.1's store (as torch's TCPStore reaches it) at 198.18.10.1:29500: refused (ECONNREFUSED)",
     );
     expect(result.report?.results[0]).toMatchObject({
       ok: false,
