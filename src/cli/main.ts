@@ -179,6 +179,7 @@ async function runVerify(
     probePort: options.probePort,
     logger,
     masterAddresses: plan.master?.addresses ?? [],
+    masterFamily: plan.context.family,
     jobId: env.SLURM_JOB_ID ?? null,
     nodeName: env.SLURMD_NODENAME ?? plan.facts.hostname,
     minBandwidthMbps: options.minBandwidthMbps,

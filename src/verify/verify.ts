@@ -41,6 +41,12 @@ export interface VerifyInput {
   routesToMaster: RouteAnswer[];
   /** Every address the master resolves to (plan.ts resolves it once, for the choice and for this). */
   masterAddresses: readonly string[];
+  /**
+   * The family the rendezvous uses (ResolveContext.family). Not always the
+   * decision's: a single-node IPv6 job runs NCCL on lo's 127.0.0.1, since
+   * NCCL skips ::1, while its store is still at [::1].
+   */
+  masterFamily?: Decision['family'];
   /** What tells this job from another on the same nodes: SLURM_JOB_ID. */
   jobId?: string | null;
   /** This node's name in the mesh: Slurm's SLURMD_NODENAME, else the hostname. */
@@ -117,10 +123,11 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
   if (!local.ok) throw failureOf(finish(report, deadline, false), local.message);
   if (input.level === 'local') return finish(report, deadline, true);
 
+  const storeFamily = input.masterFamily ?? decision.family;
   const role =
     job.master === null
       ? null
-      : await masterRole(job, job.master, input.masterAddresses, input.facts, decision.family);
+      : await masterRole(job, job.master, input.masterAddresses, input.facts, storeFamily);
   // A probe port that cannot be is a configuration error: find it before touching the network.
   const probePort = input.level === 'peers' ? planProbePort(input) : null;
   report.results.push(...(await checkMaster(input, role, deadline, report.warnings)));
@@ -151,7 +158,11 @@ async function checkMaster(
   let clientOf = role.role === 'worker' ? role.address : null;
   if (role.role === 'store host') {
     if (role.warning) warnings.push(role.warning);
-    const bound = await checkStorePort(role.address, master.port, decision.family);
+    const bound = await checkStorePort(
+      role.address,
+      master.port,
+      input.masterFamily ?? decision.family,
+    );
     // Where torch only guessed the role, a taken port makes it a client of
     // whoever holds it (master-role.ts); it is checked as one below.
     clientOf = !bound.ok && bound.error === 'port in use' ? role.clientIfTaken : null;
