@@ -26,7 +26,7 @@
  * all the walk needs.
  */
 import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../host/host-facts.js';
-import { familyOf, prefixContains, sameAddress, withoutZone } from '../host/ip-address.js';
+import { familyOf, isLoopbackAddress, prefixContains, withoutZone } from '../host/ip-address.js';
 import { ncclHonoursIfname, ncclIfnameMatches, parseNcclIfname } from './nccl-ifname.js';
 import { isUp } from './usable.js';
 
@@ -159,10 +159,12 @@ function findInterface(
 ): NcclBind | null {
   const parsed = parseNcclIfname(list);
   for (const { iface, address } of walk(facts)) {
+    // Cheapest test first: this walk runs over every address of a host with a thousand veths.
+    if (!ncclIfnameMatches(parsed, iface.name)) continue;
     if (rules === '2.28+' && !isUp(iface)) continue;
     if (family !== null && address.family !== family) continue;
-    if (address.family === 'ipv6' && sameAddress(address.address, '::1')) continue;
-    if (!ncclIfnameMatches(parsed, iface.name)) continue;
+    // ::1 is the only IPv6 loopback address.
+    if (address.family === 'ipv6' && isLoopbackAddress(address.address)) continue;
     return { interface: iface.name, address: withoutZone(address.address) };
   }
   return null;
