@@ -9,7 +9,7 @@
  */
 import { connect } from 'node:net';
 import type { Logger } from '../log.js';
-import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
+import { attemptBudgetMs, backoffDelayMs, spreadMs } from './backoff.js';
 import { type Deadline, formatSeconds } from './clock.js';
 import type { Endpoint } from './connect-once.js';
 import {
@@ -24,6 +24,9 @@ import {
 import { classifySocketError, type ReachFailure } from './reach-error.js';
 import { sleepUntil } from './sleep.js';
 import { endpointText, PROGRESS_EVERY_MS } from './wait-for-endpoint.js';
+
+/** How long an answered connection waits for the registry to hang up before this node does. */
+const LINGER_MS = 1_000;
 
 export type Final =
   | { kind: 'table'; table: Table }
@@ -48,10 +51,14 @@ export interface JoinOptions {
   random?: () => number;
   /** The registry answered for the first time: its port is bound (so ours beside it may be). */
   onReached?: () => void;
+  /** The job's node count: the first ask waits a random part of spreadMs(nodes), so that not all come at once. */
+  nodes: number;
 }
 
 export async function joinRegistry(options: JoinOptions): Promise<JoinOutcome> {
   const { deadline, random = Math.random } = options;
+  // The same bytes every time: a node asks until the answer is final.
+  const request = encodeMessage(options.request);
   let waiting: Waiting | null = null;
   let reached = false;
   let last: ReachFailure = { error: 'timed out', detail: 'no attempt fit in the timeout' };
@@ -60,9 +67,12 @@ export async function joinRegistry(options: JoinOptions): Promise<JoinOutcome> {
     options.progressEveryMs ?? PROGRESS_EVERY_MS,
   );
   try {
+    // Spread like the later asks, without their floor: three nodes need no spreading.
+    await sleepUntil(random() * Math.min(spreadMs(options.nodes), options.nodes / 4), deadline);
     for (let failures = 0; !deadline.passed(); ) {
       const answer = await askOnce(
         options,
+        request,
         attemptBudgetMs(options.attemptMs, deadline.remainingMs()),
       );
       if ('error' in answer) {
@@ -103,23 +113,35 @@ export async function joinRegistry(options: JoinOptions): Promise<JoinOutcome> {
   return { ok: false, waiting, ...last };
 }
 
-function askOnce(options: JoinOptions, attemptMs: number): Promise<Answer | ReachFailure> {
+function askOnce(
+  options: JoinOptions,
+  request: Buffer,
+  attemptMs: number,
+): Promise<Answer | ReachFailure> {
   return new Promise((resolve) => {
     const socket = connect({ host: options.target.address, port: options.target.port });
     const reader = new MessageReader();
     let roster: Roster | null = null;
     const members: Member[] = [];
+    let settled = false;
     const settle = (outcome: Answer | ReachFailure) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      socket.destroy();
       resolve(outcome);
+      if ('error' in outcome) return void socket.destroy();
+      // The registry hangs up first once it has answered: leaving it the
+      // close keeps TIME_WAIT on its side, not on ours, where a fleet of
+      // simulated nodes sharing one address would run out of ports.
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
     };
     const timer = setTimeout(
       () => settle({ error: 'timed out', detail: `no answer in ${formatSeconds(attemptMs)}` }),
       attemptMs,
     );
-    socket.once('connect', () => socket.write(encodeMessage(options.request)));
+    socket.once('connect', () => socket.write(request));
     socket.on('data', (chunk: Buffer) => {
+      if (settled) return;
       for (const outcome of reader.push(chunk)) {
         if (outcome.kind === 'invalid')
           return settle({ error: 'no handshake', detail: outcome.reason });

@@ -18,6 +18,8 @@ export interface DialOptions {
   /** Our own name in the roster, so the listener knows who reached it. */
   selfName: string;
   attemptMs: number;
+  /** The TCP connection is up (the hello is on its way). */
+  onConnect?: () => void;
 }
 
 export type DialOutcome = { ok: true; seen: string } | ({ ok: false } & ReachFailure);
@@ -47,6 +49,7 @@ export function dialOnce(options: DialOptions): Promise<DialOutcome> {
     const reader = new MessageReader();
     socket.once('connect', () => {
       connected = true;
+      options.onConnect?.();
       socket.write(
         encodeMessage({
           kind: 'hello',

@@ -146,13 +146,14 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
 async function reach(member: Member, options: MeshOptions): Promise<PartnerProbe['outbound']> {
   const { deadline } = options;
   const target = { address: member.address, port: member.port };
-  const dial = (attemptMs: number) =>
+  const dial = (attemptMs: number, onConnect?: () => void) =>
     dialOnce({
       target,
       localAddress: options.localAddress,
       token: options.token,
       selfName: options.self.name,
       attemptMs,
+      ...(onConnect && { onConnect }),
     });
   let diagnosis: Promise<DialOutcome> | null = null;
   const probePortAnswers = () => {
@@ -172,8 +173,11 @@ async function reach(member: Member, options: MeshOptions): Promise<PartnerProbe
   };
   for (let attempt = 0; !deadline.passed(); attempt += 1) {
     const started = performance.now();
-    const dialling = dial(attemptBudgetMs(options.attemptMs, deadline.remainingMs()));
-    const outcome = await settleOrDiagnose(dialling, attempt === 0, probePortAnswers);
+    const connect = { done: false };
+    const dialling = dial(attemptBudgetMs(options.attemptMs, deadline.remainingMs()), () => {
+      connect.done = true;
+    });
+    const outcome = await settleOrDiagnose(dialling, attempt === 0, connect, probePortAnswers);
     if (
       outcome === 'blocked' ||
       (outcome.ok === false && silent(outcome.error) && (await probePortAnswers()))
@@ -198,24 +202,27 @@ async function reach(member: Member, options: MeshOptions): Promise<PartnerProbe
 }
 
 /**
- * The first attempt's answer; or, when it is slow, a look at the probe port
- * meanwhile, and 'blocked' when that answers while the ephemeral port is
- * still silent past two SYN retransmissions.
+ * The first attempt's answer; or, when its TCP connect is slow, a look at
+ * the probe port meanwhile, and 'blocked' when that answers while the
+ * ephemeral port has not even completed the handshake past two SYN
+ * retransmissions. A connection that is up but slow to answer the hello is
+ * a busy peer, and is waited for.
  */
 async function settleOrDiagnose(
   dialling: Promise<DialOutcome>,
   first: boolean,
+  connect: { done: boolean },
   probePortAnswers: () => Promise<boolean>,
 ): Promise<DialOutcome | 'blocked'> {
   if (!first) return dialling;
   const quick = await Promise.race([dialling, delay(DIAGNOSE_AFTER_MS).then(() => null)]);
-  if (quick !== null) return quick;
+  if (quick !== null || connect.done) return quick ?? dialling;
   const answers = probePortAnswers();
   const late = await Promise.race([
     dialling,
     delay(EPHEMERAL_GRACE_MS - DIAGNOSE_AFTER_MS).then(() => null),
   ]);
-  if (late !== null) return late;
+  if (late !== null || connect.done) return late ?? dialling;
   return (await answers) ? 'blocked' : dialling;
 }
 

@@ -26,7 +26,7 @@ import { probeMesh } from './probe-mesh.js';
 import type { Member } from './probe-protocol.js';
 import { type ProbeService, startProbeService } from './probe-service.js';
 import { classifySocketError, type ReachFailure } from './reach-error.js';
-import { Registry } from './registry.js';
+import { checkRegistryBound, Registry } from './registry.js';
 import { untilDeadline } from './sleep.js';
 
 /** Descriptor budget under the default soft limit of 1,024 (with DIAL_CONCURRENCY's 64 and Node's own). */
@@ -74,6 +74,7 @@ export type ProbePeersOutcome =
 
 export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutcome> {
   const { decision, deadline } = input;
+  checkRegistryBound(input.job);
   const inbound = new InboundLog();
   const services: ProbeService[] = [];
   let companion: Promise<ProbeService | null> = Promise.resolve(null);
@@ -174,6 +175,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       deadline,
       logger: input.logger,
       attemptMs: input.attemptMs,
+      nodes: input.job.nnodes.max,
       onReached: startCompanion,
     });
     if (!joined.ok || joined.kind !== 'roster') {

@@ -20,6 +20,13 @@ import {
 
 /** A legitimate peer writes its request the moment it connects; this is generous for a loaded node. */
 const IDLE_MS = 3_000;
+/**
+ * The kernel's queue of connections not yet accepted (listen(2); capped by
+ * net.core.somaxconn, 4096 since Linux 5.4). Node's default of 511 drops the
+ * SYNs of thousands of nodes that arrive at once, and each dropped one costs
+ * its node a second before TCP tries again (RFC 6298's initial RTO).
+ */
+const BACKLOG = 4_096;
 /** A stream's receiver waits this long past its window for the sender to hang up, then drops it. */
 const LINGER_MS = 2_000;
 
@@ -63,18 +70,21 @@ export function startProbeService(options: ProbeServiceOptions): Promise<ProbeSe
   server.maxConnections = options.maxConnections;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host: options.host, port: options.port, exclusive: true }, () => {
-      server.off('error', reject);
-      const { port } = server.address() as { port: number };
-      resolve({
-        port,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            for (const socket of sockets) socket.destroy();
-          }),
-      });
-    });
+    server.listen(
+      { host: options.host, port: options.port, exclusive: true, backlog: BACKLOG },
+      () => {
+        server.off('error', reject);
+        const { port } = server.address() as { port: number };
+        resolve({
+          port,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              for (const socket of sockets) socket.destroy();
+            }),
+        });
+      },
+    );
   });
 }
 
@@ -110,13 +120,28 @@ function serveOne(socket: Socket, options: ProbeServiceOptions): void {
       case 'publish':
       case 'register':
         if (!options.registry) return drop();
-        socket.end(options.registry.answer(request, seen));
-        return;
+        return answerOrDrop(socket, () => options.registry?.answer(request, seen));
       default:
         return drop();
     }
   };
   socket.on('data', onData);
+}
+
+/**
+ * One request costs its connection at worst: whatever the registry throws
+ * on (a bug, a value its own encoder refuses) must not end the service,
+ * and with it every node's check.
+ */
+function answerOrDrop(socket: Socket, answer: () => Buffer | undefined): void {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = answer();
+  } catch {
+    bytes = undefined;
+  }
+  if (bytes === undefined) socket.destroy();
+  else socket.end(bytes);
 }
 
 /**

@@ -38,7 +38,7 @@ import {
 import { type ProbeService, startProbeService } from './probe-service.js';
 import { jobToken } from './probe-token.js';
 import { classifySocketError } from './reach-error.js';
-import { Registry } from './registry.js';
+import { checkRegistryBound, Registry } from './registry.js';
 import { untilDeadline } from './sleep.js';
 import { ATTEMPT_MS, endpointText } from './wait-for-endpoint.js';
 
@@ -70,6 +70,7 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
     return { kind: 'unavailable', reason: 'a single-node job: nothing to agree with' };
   const master = job.master;
   if (master === null) return { kind: 'unavailable', reason: 'no master to meet at' };
+  checkRegistryBound(job);
   const port = options.probePort ?? master.port + 1;
   if (port > 65535) {
     throw new ConfigError(
@@ -129,6 +130,7 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
       deadline,
       logger,
       attemptMs: ATTEMPT_MS,
+      nodes: job.nnodes.max,
     });
     if (!joined.ok) {
       const where = `the master's probe service (${master.host} at ${endpointText(target)})`;

@@ -13,7 +13,10 @@
  * from. Who is missing is said by Slurm name (the node list is in
  * SLURM_NODEID order), --peers entry, or rank.
  */
+import { ConfigError } from '../errors.js';
 import { sameAddress } from '../host/ip-address.js';
+import type { JobShape } from '../job/job-shape.js';
+import { spreadMs } from './backoff.js';
 import { commonNetworks } from './common-networks.js';
 import { FULL_MESH_MAX_NODES, sampledPartners } from './mesh-partners.js';
 import type { ResolvedPeer } from './peer-list.js';
@@ -28,6 +31,15 @@ import {
 import type { RequestHandler } from './probe-service.js';
 
 export type Round = 'publish' | 'register';
+
+/** The registry's bound (probe-protocol.ts MAX_NODES, Slurm's own), checked before anything listens. */
+export function checkRegistryBound(job: Pick<JobShape, 'nnodes'>): void {
+  if (job.nnodes.max > MAX_NODES) {
+    throw new ConfigError(
+      `--verify peers checks at most ${MAX_NODES} nodes, and the job has ${job.nnodes.max} (${job.nnodes.source}): use --verify master`,
+    );
+  }
+}
 type RequestOf<R extends Round> = R extends 'publish' ? Publish : Register;
 
 export interface RegistryOptions<R extends Round> {
@@ -214,7 +226,7 @@ export class Registry<R extends Round> implements RequestHandler {
       registered: status.registered,
       expected: status.expected,
       missing: status.missing,
-      retryMs: retryMs(status.expected),
+      retryMs: spreadMs(status.expected),
     });
   }
 
@@ -243,7 +255,6 @@ export class Registry<R extends Round> implements RequestHandler {
     }
     return { names, total };
   }
-
 }
 
 /** Final answers by registration key; a node --peers leaves out gets an empty roster. */
@@ -352,15 +363,6 @@ function holds(peer: ResolvedPeer, addresses: readonly string[]): boolean {
 
 function shortName(name: string): string {
   return name.split('.')[0] ?? name;
-}
-
-/**
- * How long a node waits before asking again: a quarter of a millisecond per
- * expected node, within 100 ms and 2 s, so that the registry's load stays
- * near 4,000 requests a second whatever the job's size.
- */
-function retryMs(expected: number): number {
-  return Math.min(2_000, Math.max(100, Math.round(expected / 4)));
 }
 
 function reject(reason: string): Buffer {

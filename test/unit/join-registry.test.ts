@@ -68,6 +68,7 @@ describe('joinRegistry', () => {
       deadline: deadlineIn(500),
       logger,
       attemptMs: 1_000,
+      nodes: 4,
       progressEveryMs: 150,
     });
     expect(outcome).toMatchObject({
@@ -99,6 +100,7 @@ describe('joinRegistry', () => {
       deadline: deadlineIn(400),
       logger,
       attemptMs: 1_000,
+      nodes: 4,
       progressEveryMs: 150,
     });
     expect(outcome).toMatchObject({
