@@ -6,13 +6,15 @@
  * ring and the ring all-reduce connect exactly those) and a pseudo-random
  * sample; the relation is symmetric, so a node expects to be dialled by
  * exactly the nodes it dials. The ring keeps the graph connected; the
- * sample crosses racks and switches the ring would not.
+ * sample crosses racks and switches the ring would not; every node's own
+ * ports and path are still tried by some 64 others.
  *
  * The bound is set by the registry's answer, not by the mesh: a full roster
- * is N members sent to each of N nodes, 1,024 × 1,024 lines of about 120
- * bytes (126 MB from the master in all); at 4,096 nodes it would be 2 GB.
+ * is N members sent to each of N nodes, N² lines of about 120 bytes: 8 MB
+ * from the master at 256 nodes, 126 MB at 1,024, 2 GB at 4,096, each node
+ * parsing N of them; a sampled one is about 64 per node whatever N.
  */
-export const FULL_MESH_MAX_NODES = 1_024;
+export const FULL_MESH_MAX_NODES = 256;
 /** Sampled partners each node adds (so about twice as many in all, the relation being symmetric). */
 export const SAMPLED_PARTNERS = 31;
 

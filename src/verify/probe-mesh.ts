@@ -297,19 +297,34 @@ function inboundLeg(member: Member, options: MeshOptions): PartnerProbe['inbound
   };
 }
 
+/**
+ * Streams to the next node until one measurement comes back or the
+ * deadline passes: the next node waits for our stream once our hello has
+ * reached it, so a stream lost to a loaded moment is tried again, not left
+ * for it to wait on until the timeout.
+ */
 async function measure(
   next: Member,
   options: MeshOptions,
   results: Map<string, PartnerProbe>,
 ): Promise<void> {
-  const outcome = await streamTo({
-    target: { address: next.address, port: next.port },
-    localAddress: options.localAddress,
-    token: options.token,
-    selfName: options.self.name,
-    windowMs: options.bandwidth.windowMs,
-    attemptMs: attemptBudgetMs(options.attemptMs, options.deadline.remainingMs()),
-  });
+  const { deadline } = options;
+  const once = () =>
+    streamTo({
+      target: { address: next.address, port: next.port },
+      localAddress: options.localAddress,
+      token: options.token,
+      selfName: options.self.name,
+      windowMs: options.bandwidth.windowMs,
+      attemptMs: attemptBudgetMs(options.attemptMs, deadline.remainingMs()),
+    });
+  let outcome = await once();
+  for (let attempt = 0; !outcome.ok && !deadline.passed(); attempt += 1) {
+    if (outcome.error === 'address not available') break;
+    await sleepUntil(backoffDelayMs(attempt), deadline);
+    if (deadline.passed()) break;
+    outcome = await once();
+  }
   const probe = results.get(next.name) as PartnerProbe;
   if (outcome.ok) {
     probe.bandwidthMbps = outcome.mbps;

@@ -29,8 +29,14 @@ import { classifySocketError, type ReachFailure } from './reach-error.js';
 import { checkRegistryBound, Registry } from './registry.js';
 import { untilDeadline } from './sleep.js';
 
-/** Descriptor budget under the default soft limit of 1,024 (with DIAL_CONCURRENCY's 64 and Node's own). */
-export const SERVICE_CONNECTIONS = { registry: 384, ephemeral: 256, probePort: 32 } as const;
+/**
+ * Connections each service holds at once, within the default soft limit of
+ * 1,024 descriptors with DIAL_CONCURRENCY's 64 dials and Node's own dozen or
+ * so: the master's registry (whose connections last one request each) most,
+ * since thousands of nodes ask it; a node's ephemeral port is dialled by its
+ * partners, at most 255, 64 at a time each.
+ */
+export const SERVICE_CONNECTIONS = { registry: 640, ephemeral: 192, probePort: 32 } as const;
 
 export interface ProbePeersInput {
   job: JobShape;

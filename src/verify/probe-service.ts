@@ -100,8 +100,7 @@ function serveOne(socket: Socket, options: ProbeServiceOptions): void {
     if (first.outcome.kind === 'invalid') return drop();
     const request = first.outcome.message;
     if ('token' in request && request.token !== options.token) {
-      socket.end(encodeMessage({ kind: 'reject', reason: 'token' }));
-      return;
+      return answerAndClose(socket, encodeMessage({ kind: 'reject', reason: 'token' }));
     }
     const seen = unmapped(socket.remoteAddress ?? '');
     switch (request.kind) {
@@ -109,10 +108,11 @@ function serveOne(socket: Socket, options: ProbeServiceOptions): void {
         if (!options.onHello) return drop();
         const onHello = options.onHello;
         const local = unmapped(socket.localAddress ?? '');
-        socket.end(encodeMessage({ kind: 'welcome', token: options.token, seen }), () =>
-          onHello(request, seen, local),
+        return answerAndClose(
+          socket,
+          encodeMessage({ kind: 'welcome', token: options.token, seen }),
+          () => onHello(request, seen, local),
         );
-        return;
       }
       case 'stream':
         if (!options.streams) return drop();
@@ -141,7 +141,21 @@ function answerOrDrop(socket: Socket, answer: () => Buffer | undefined): void {
     bytes = undefined;
   }
   if (bytes === undefined) socket.destroy();
-  else socket.end(bytes);
+  else answerAndClose(socket, bytes);
+}
+
+/**
+ * Writes the answer and closes at once, once the kernel has it: the peer
+ * reads it and then our FIN. Not waiting for the peer to hang up frees the
+ * connection's slot (maxConnections) in the time this node takes, not in
+ * the time a loaded peer takes; TIME_WAIT stays on this side, as a
+ * server's should.
+ */
+function answerAndClose(socket: Socket, bytes: Buffer, then?: () => void): void {
+  socket.end(bytes, () => {
+    socket.destroy();
+    then?.();
+  });
 }
 
 /**
