@@ -229,7 +229,9 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
     // SIGTERM within KillWait would be recorded too, until Slurm's SIGKILL.
     const { dir, env } = recordingJob({ FIXTURE_HOLD: '1' });
     const jobId = await cluster.sbatch(template, { cwd: dir, env, args: ['--nodes=3'] });
-    const reports = await launchersRunning(cluster, dir, jobId);
+    const reports = await launchersRunning(cluster, dir, jobId).catch((error: Error) => {
+      throw new Error(`${error.message}\n${jobOutput(dir, jobId)}`);
+    });
     const steps = Object.fromEntries(
       await Promise.all(
         SLURM_NODES.map(
