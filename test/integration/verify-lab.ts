@@ -12,15 +12,10 @@ export interface RunnerArgs {
   iface: string;
   master?: { host: string; port: number } | null;
   nodeRank?: number | null;
-  nnodes?: number;
-  nodeName?: string;
-  nodeList?: string[];
   peers?: string[];
   probePort?: number | null;
   timeoutMs: number;
   jobId?: string | null;
-  minBandwidthMbps?: number | null;
-  bandwidthWindowMs?: number;
 }
 
 export interface RunnerResult {

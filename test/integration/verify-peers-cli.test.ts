@@ -12,63 +12,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';
+import { startCheck } from './check-on-node.js';
 
-const CLI = fileURLToPath(new URL('../../bin/nccl-run.js', import.meta.url));
 /** Every namespace's resolver: files first, then a DNS server that is its own loopback. */
 const NSSWITCH = 'hosts: files dns\n';
 const RESOLV = 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n';
-
-interface CheckJson {
-  ok: boolean;
-  level: string;
-  interface: string;
-  localAddress: string;
-  warnings: string[];
-  results: {
-    peer: string;
-    address: string | null;
-    port: number;
-    ok: boolean;
-    error: string | null;
-    seenSource: string | null;
-    bandwidthMbps: number | null;
-    check: string;
-  }[];
-}
-
-interface Node {
-  name: string;
-  ns: string;
-  /** Files to bind over /sys/class/net/IF/speed, by interface. */
-  speeds: Record<string, string>;
-}
-
-/**
- * `nccl-run check` on a node: its own host name, its sysfs speeds, and an
- * environment of PATH alone; the JSON it prints, its status and its logs.
- */
-async function check(lab: Lab, node: Node, args: string[], cwd: string) {
-  const mounts = Object.entries(node.speeds)
-    .map(([iface, file]) => `mount --bind ${file} /sys/class/net/${iface}/speed`)
-    .join(' && ');
-  const script = `hostname "$1" && shift && ${mounts || 'true'} && exec node "$@"`;
-  const result = await lab.exec(
-    node.name,
-    'unshare',
-    ['--mount', '--uts', 'sh', '-c', script, 'sh', node.name, CLI, 'check', ...args],
-    { cwd, env: { PATH: process.env.PATH }, extendEnv: false, reject: false, timeout: 40_000 },
-  );
-  const stdout = String(result.stdout).trim();
-  return {
-    code: result.exitCode ?? -1,
-    json: stdout === '' ? null : (JSON.parse(stdout) as CheckJson),
-    logs: String(result.stderr),
-  };
-}
 
 tier('nccl-run check --verify peers on real nodes', netnsUnavailable, () => {
   const lab = new Lab('vpc');
@@ -134,17 +85,12 @@ tier('nccl-run check --verify peers on real nodes', netnsUnavailable, () => {
 
   it('agree: every node takes its own data NIC, the network all have and the fastest that counts, never the shared docker0', async () => {
     // Faked: data NICs 100 Gb/s, docker0 400 Gb/s (veths say 10 Gb/s, as eno1 keeps).
-    const nodes = AGREE.map((node) => ({
-      name: node.name,
-      ns: lab.ns(node.name),
-      speeds: { [node.data]: speedFile(100_000), docker0: speedFile(400_000) },
-    }));
     const runs = await Promise.all(
-      nodes.map((node, rank) =>
-        check(
-          lab,
-          node,
-          [
+      AGREE.map((node, rank) =>
+        startCheck(lab, node.name, {
+          hostname: node.name,
+          speeds: { [node.data]: speedFile(100_000), docker0: speedFile(400_000) },
+          args: [
             '--strategy',
             'explicit,local,agree,subnet,route,speed',
             // Without the default excludes docker0 is a candidate: the shared address must still rule it out.
@@ -153,35 +99,36 @@ tier('nccl-run check --verify peers on real nodes', netnsUnavailable, () => {
             'peers',
             '--verify-timeout',
             '15s',
-            '--json',
             '--nnodes=3',
             `--node_rank=${rank}`,
             '--master_addr=gpu-a',
             '--master_port=29500',
             'train.py',
           ],
-          cwd,
-        ),
+        }),
       ),
     );
     for (const [i, run] of runs.entries()) {
-      expect(run.code, run.logs).toBe(0);
-      expect(run.json).toMatchObject({
+      const logs = run.logs.map((line) => line.msg);
+      expect(run.code, logs.join('\n')).toBe(0);
+      expect(run.report).toMatchObject({
         ok: true,
         level: 'peers',
         interface: AGREE[i]?.data,
         localAddress: data(i),
       });
-      const probes = run.json?.results.filter((result) => result.check === 'probe') ?? [];
+      const probes = run.report?.results.filter((result) => result.check === 'probe') ?? [];
       expect(probes.map((result) => [result.peer, result.address, result.ok]).sort()).toEqual(
         AGREE.flatMap((other, j) => (j === i ? [] : [[other.name, data(j), true]])),
       );
       // The launch summary says what was chosen and why, as the trace does.
-      expect(run.logs).toContain(
-        `"msg":"using ${AGREE[i]?.data} ${data(i)} (agree: 198.18.60.0/24 is common to all 3 nodes and wins`,
+      expect(logs).toContainEqual(
+        expect.stringContaining(
+          `using ${AGREE[i]?.data} ${data(i)} (agree: 198.18.60.0/24 is common to all 3 nodes and wins`,
+        ),
       );
     }
-    expect(runs[1]?.logs).toMatch(
+    expect(runs[1]?.logs.map((line) => line.msg).join('\n')).toMatch(
       /198\.18\.60\.0\/24 is common to all 3 nodes and wins \(its slowest node 100000 Mb\/s, 203\.0\.113\.0\/24's 10000 Mb\/s\); enp65s0 holds 198\.18\.60\.2 on it; common: 198\.18\.60\.0\/24 \(slowest 100000 Mb\/s\), 203\.0\.113\.0\/24 \(slowest 10000 Mb\/s\); 198\.19\.0\.0\/16 does not count: 198\.19\.0\.1 is held by more than one node/,
     );
   });
@@ -189,30 +136,27 @@ tier('nccl-run check --verify peers on real nodes', netnsUnavailable, () => {
   it('16 nodes at once pass, none with a peer list', async () => {
     const runs = await Promise.all(
       FLEET.map((name, rank) =>
-        check(
-          lab,
-          { name, ns: lab.ns(name), speeds: {} },
-          [
+        startCheck(lab, name, {
+          hostname: name,
+          args: [
             '--iface',
             'eth0',
             '--verify',
             'peers',
             '--verify-timeout',
             '30s',
-            '--json',
             '--nnodes=16',
             `--node_rank=${rank}`,
             '--master_addr=n00',
             '--master_port=29500',
             'train.py',
           ],
-          cwd,
-        ),
+        }),
       ),
     );
     for (const [i, run] of runs.entries()) {
-      expect(run.code, run.logs).toBe(0);
-      const probes = run.json?.results.filter((result) => result.check === 'probe') ?? [];
+      expect(run.code, JSON.stringify(run.error)).toBe(0);
+      const probes = run.report?.results.filter((result) => result.check === 'probe') ?? [];
       expect(probes).toHaveLength(15);
       expect(probes.every((result) => result.ok && result.seenSource === fleet(i))).toBe(true);
       const next = FLEET[(i + 1) % 16];

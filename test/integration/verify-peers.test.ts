@@ -1,17 +1,19 @@
 /**
- * `--verify peers` among network namespaces (SPEC "Verification"; shared/LAB.md):
- * nodes on two switches, a management network their names resolve to and
- * a data network, each running verify() at once. No peer list anywhere:
- * the nodes meet through the master's probe service. Then the data path
- * broken the ways NCCL meets it: a firewall that opens only the rendezvous
- * ports, a 50 Mbit/s link, a node that never comes, a masquerading router,
- * and strangers feeding the master's service garbage.
+ * `nccl-run check --verify peers` among network namespaces (SPEC
+ * "Verification"; shared/LAB.md), through the built CLI on every node at
+ * once (check-on-node.ts): nodes on two switches, a management network
+ * their names resolve to and a data network. No peer list anywhere: the
+ * nodes meet through the master's probe service. Then the data path broken
+ * the ways NCCL meets it: a firewall that opens only the rendezvous ports,
+ * a 50 Mbit/s link, a node that never comes, a masquerading router, and
+ * strangers feeding the master's service garbage.
  */
+import { writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';
-import type { RunnerArgs, RunnerResult } from './verify-lab.js';
-import { iptables, runVerify, startVerify } from './verify-lab.js';
+import { type CheckRun, startCheck } from './check-on-node.js';
+import { iptables } from './verify-lab.js';
 
 const NODES = ['a', 'b', 'c'] as const;
 type Node = (typeof NODES)[number] | 'd';
@@ -22,14 +24,17 @@ const NAMES = { a: 'node-a', b: 'node-b', c: 'node-c', d: 'node-d' };
 const HOSTS_FILE = `127.0.0.1 localhost\n${Object.entries(MGMT)
   .map(([node, address]) => `${address} node-${node}`)
   .join('\n')}\n`;
+/** Every namespace's resolver: files first, then a DNS server that is its own loopback. */
+const NSSWITCH = 'hosts: files dns\n';
+const RESOLV = 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n';
 const PORT_RANGE =
   /\(net\.ipv4\.ip_local_port_range (\d+)-(\d+) on node-c\); open TCP \1-\2 between the nodes on ens3f0/;
 
 /** Every failing directed pair "from→to" that a set of reports names. */
-function failingPairs(reports: Record<string, RunnerResult>): string[] {
+function failingPairs(runs: Record<string, CheckRun>): string[] {
   const pairs = new Set<string>();
-  for (const [self, result] of Object.entries(reports)) {
-    for (const peer of result.report?.results ?? []) {
+  for (const [self, run] of Object.entries(runs)) {
+    for (const peer of run.report?.results ?? []) {
       if (peer.check !== 'probe') continue;
       if (peer.error !== null) pairs.add(`${self}→${peer.peer}`);
       if (peer.inbound && !peer.inbound.ok) pairs.add(`${peer.peer}→${self}`);
@@ -38,8 +43,17 @@ function failingPairs(reports: Record<string, RunnerResult>): string[] {
   return [...pairs].sort();
 }
 
+const probes = (run: CheckRun | undefined) =>
+  run?.report?.results.filter((peer) => peer.check === 'probe') ?? [];
+
 tier('verify peers, nodes on a management and a data switch', netnsUnavailable, () => {
   const lab = new Lab('vp');
+
+  async function host(name: string): Promise<void> {
+    await lab.host(name, HOSTS_FILE);
+    writeFileSync(`/etc/netns/${lab.ns(name)}/nsswitch.conf`, NSSWITCH);
+    writeFileSync(`/etc/netns/${lab.ns(name)}/resolv.conf`, RESOLV);
+  }
 
   beforeAll(async () => {
     await lab.host('sw');
@@ -48,7 +62,7 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
       await lab.ip('sw', 'link', 'set', bridge, 'up');
     }
     for (const node of [...NODES, 'd'] as const) {
-      await lab.host(node, HOSTS_FILE);
+      await host(node);
       for (const [iface, bridge, address] of [
         ['eno1', 'mgmt', MGMT[node]],
         ['ens3f0', 'data', DATA[node]],
@@ -69,42 +83,39 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
     await lab.cleanup();
   });
 
-  /** Every node at once: the master named by its management name, as Slurm names it. */
-  const runAll = async (
-    args: Partial<RunnerArgs>,
-    nodes: readonly Node[] = NODES,
-  ): Promise<Record<string, RunnerResult>> => {
-    const results = await Promise.all(
-      nodes.map((node, rank) =>
-        runVerify(lab, node, {
-          level: 'peers',
-          iface: 'ens3f0',
-          master: { host: 'node-a', port: 29500 },
-          nodeRank: rank,
-          nnodes: nodes.length,
-          nodeName: NAMES[node],
-          timeoutMs: 15_000,
-          jobId: '7001',
-          bandwidthWindowMs: 500,
-          ...args,
+  /** Every node at once, by torchrun's arguments: the master given by its management name. */
+  const runAll = async (options: string[]): Promise<Record<string, CheckRun>> => {
+    const runs = await Promise.all(
+      NODES.map((node, rank) =>
+        startCheck(lab, node, {
+          hostname: NAMES[node],
+          args: [
+            '--verify',
+            'peers',
+            ...options,
+            '--nnodes=3',
+            `--node_rank=${rank}`,
+            '--master_addr=node-a',
+            '--master_port=29500',
+            'train.py',
+          ],
         }),
       ),
     );
-    return Object.fromEntries(
-      results.map((result, index) => [NAMES[nodes[index] as Node], result]),
-    );
+    return Object.fromEntries(runs.map((run, index) => [NAMES[NODES[index] as Node], run]));
   };
 
   it('3 nodes with no peer list pass over the management network', async () => {
-    const reports = await runAll({ iface: 'eno1' });
-    for (const [self, result] of Object.entries(reports)) {
-      expect(result.code, JSON.stringify(result.error)).toBe(0);
-      const probes = result.report?.results.filter((peer) => peer.check === 'probe') ?? [];
+    const runs = await runAll(['--iface', 'eno1', '--verify-timeout', '15s']);
+    for (const [self, run] of Object.entries(runs)) {
+      expect(run.code, JSON.stringify(run.error)).toBe(0);
       const node = self.slice(5) as Node;
-      expect(probes.map((peer) => peer.peer).sort()).toEqual(
-        Object.values(NAMES).filter((name) => name !== self && name !== 'node-d'),
-      );
-      for (const peer of probes) {
+      expect(
+        probes(run)
+          .map((peer) => peer.peer)
+          .sort(),
+      ).toEqual(Object.values(NAMES).filter((name) => name !== self && name !== 'node-d'));
+      for (const peer of probes(run)) {
         expect(peer).toMatchObject({
           ok: true,
           address: MGMT[peer.peer.slice(5) as Node],
@@ -113,7 +124,7 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
       }
     }
     // node-a hosts the rendezvous, so it also checked that torchrun can bind 29500 there.
-    expect(reports['node-a']?.report?.results.find((peer) => peer.check === 'bind')).toMatchObject({
+    expect(runs['node-a']?.report?.results.find((peer) => peer.check === 'bind')).toMatchObject({
       ok: true,
       address: MGMT.a,
       port: 29500,
@@ -121,80 +132,77 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
   });
 
   it('the management-hostname layout passes on the data network: peers are dialled at the addresses they registered', async () => {
-    const reports = await runAll({});
-    expect(failingPairs(reports)).toEqual([]);
-    for (const [self, result] of Object.entries(reports)) {
-      expect(result.code, JSON.stringify(result.error)).toBe(0);
+    const runs = await runAll(['--iface', 'ens3f0', '--verify-timeout', '15s']);
+    expect(failingPairs(runs)).toEqual([]);
+    for (const [self, run] of Object.entries(runs)) {
+      expect(run.code, JSON.stringify(run.error)).toBe(0);
       const node = self.slice(5) as Node;
-      for (const peer of result.report?.results.filter((p) => p.check === 'probe') ?? []) {
+      for (const peer of probes(run)) {
         const other = peer.peer.slice(5) as Node;
         expect(peer).toMatchObject({ address: DATA[other], seenSource: DATA[node] });
         expect(peer.inbound?.source).toBe(DATA[other]);
       }
       // Each measured its throughput to the next node in rank order over the data net.
       const next = NAMES[NODES[(NODES.indexOf(node as (typeof NODES)[number]) + 1) % 3] as Node];
-      expect(
-        result.report?.results.find((peer) => peer.peer === next)?.bandwidthMbps,
-      ).toBeGreaterThan(100);
+      expect(probes(run).find((peer) => peer.peer === next)?.bandwidthMbps).toBeGreaterThan(100);
     }
   });
 
   it('a firewall that opens only the rendezvous ports fails with 75, naming the ephemeral range to open', async () => {
     // What a cluster's "allow the torchrun ports" rule set looks like: the
     // store's and the probe's port, and replies; nothing else comes in.
-    await iptables(
-      lab,
-      'c',
-      '-A',
-      'INPUT',
-      '-p',
-      'tcp',
-      '-m',
-      'multiport',
-      '--dports',
-      '29500,29501',
-      '-j',
-      'ACCEPT',
-    );
-    await iptables(
-      lab,
-      'c',
-      '-A',
-      'INPUT',
-      '-m',
-      'state',
-      '--state',
-      'ESTABLISHED,RELATED',
-      '-j',
-      'ACCEPT',
-    );
-    await iptables(lab, 'c', '-A', 'INPUT', '-p', 'tcp', '-j', 'DROP');
-    const reports = await runAll({ timeoutMs: 5_000 });
-    for (const result of Object.values(reports)) expect(result.code).toBe(75);
-    expect(failingPairs(reports)).toEqual(['node-a→node-c', 'node-b→node-c']);
-    const fromA = reports['node-a'];
+    const rules = [
+      ['-p', 'tcp', '-m', 'multiport', '--dports', '29500,29501', '-j', 'ACCEPT'],
+      ['-m', 'state', '--state', 'ESTABLISHED,RELATED', '-j', 'ACCEPT'],
+      ['-p', 'tcp', '-j', 'DROP'],
+    ];
+    for (const rule of rules) await iptables(lab, 'c', '-A', 'INPUT', ...rule);
+    const runs = await runAll(['--iface', 'ens3f0', '--verify-timeout', '6s']);
+    for (const run of Object.values(runs)) expect(run.code).toBe(75);
+    expect(failingPairs(runs)).toEqual(['node-a→node-c', 'node-b→node-c']);
+    const fromA = runs['node-a'];
     expect(fromA?.error?.message).toMatch(
       /^verification failed via ens3f0 \(198\.18\.30\.1\): peer node-c at 198\.18\.30\.3:\d+: this node → node-c: ephemeral ports blocked \(no answer in [\d.]+s on its ephemeral port \d+ while its probe port 29501 answers: NCCL listens on ephemeral ports/,
     );
     expect(fromA?.error?.message).toMatch(PORT_RANGE);
     // node-c itself says so too: its probe port was reached, its ephemeral port was not.
-    for (const detail of reports['node-c']?.error?.details ?? []) {
+    expect(runs['node-c']?.error?.details).toHaveLength(2);
+    for (const detail of runs['node-c']?.error?.details ?? []) {
       expect(detail).toMatch(
         /→ this node: ephemeral ports blocked \(it reached this node's probe port 29501 but not its ephemeral port 198\.18\.30\.3:\d+: a firewall here lets the rendezvous ports through but not net\.ipv4\.ip_local_port_range \d+-\d+; open TCP \d+-\d+ on ens3f0\)$/,
       );
     }
-    expect(reports['node-c']?.error?.details).toHaveLength(2);
-    // A and B knew after two SYN retransmissions, not at the timeout.
-    expect(fromA?.elapsedMs).toBeLessThan(5_000);
+    // Every node knew in seconds (two SYN retransmissions), not at the timeout.
+    for (const run of Object.values(runs)) expect(run.report?.elapsedMs).toBeLessThan(5_500);
   });
 
   it('a 50 Mbit/s link fails --min-bandwidth 1gbit naming the slow pair and its figure, and passes a lower bound', async () => {
-    await lab.exec('b', 'tc', [
-      'qdisc',
+    // The link from node-b to node-c alone: what b sends to c passes a tbf
+    // of 50 Mbit/s, everything else (the ACKs of node-a's stream to b among
+    // it) the default class. One shaper on b's whole egress would slow
+    // node-a → node-b too, its ACKs queued behind the stream to c.
+    const tc = (...args: string[]) => lab.exec('b', 'tc', ['qdisc', ...args]);
+    const dev = ['dev', 'ens3f0'];
+    await tc('add', ...dev, 'root', 'handle', '1:', 'htb', 'default', '10');
+    for (const classid of ['1:10', '1:20']) {
+      await lab.exec('b', 'tc', [
+        'class',
+        'add',
+        ...dev,
+        'parent',
+        '1:',
+        'classid',
+        classid,
+        'htb',
+        'rate',
+        '10gbit',
+      ]);
+    }
+    await tc(
       'add',
-      'dev',
-      'ens3f0',
-      'root',
+      ...dev,
+      'parent',
+      '1:20',
       'tbf',
       'rate',
       '50mbit',
@@ -202,77 +210,100 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
       '64kb',
       'latency',
       '100ms',
+    );
+    const toC = ['u32', 'match', 'ip', 'dst', `${DATA.c}/32`, 'flowid', '1:20'];
+    await lab.exec('b', 'tc', ['filter', 'add', ...dev, 'parent', '1:', 'protocol', 'ip', ...toC]);
+
+    const strict = await runAll([
+      '--iface',
+      'ens3f0',
+      '--verify-timeout',
+      '15s',
+      '--min-bandwidth',
+      '1gbit',
     ]);
-    const strict = await runAll({ minBandwidthMbps: 1_000 });
-    // Both ends of the slow pair fail, each naming it and its figure. (The
-    // shaper delays node-b's ACKs too, so node-a → node-b may fall short as
-    // well: a shaped NIC slows TCP both ways, as it would NCCL's.)
-    expect([strict['node-b']?.code, strict['node-c']?.code]).toEqual([75, 75]);
+    // Both ends of the slow pair fail, each naming it and its figure; node-a's pairs are fast.
+    expect(
+      [strict['node-a']?.code, strict['node-b']?.code, strict['node-c']?.code],
+      JSON.stringify(strict['node-a']?.error),
+    ).toEqual([0, 75, 75]);
+    expect(failingPairs(strict)).toEqual(['node-b→node-c']);
     const figure = /node-b → node-c measured ([\d.]+) Mbit\/s, below --min-bandwidth 1 Gbit\/s/;
     expect(strict['node-b']?.error?.message).toMatch(
       new RegExp(
-        `: peer node-c at [\\d.:]+: this node → node-c: below the bandwidth \\(${figure.source}\\)`,
+        `: peer node-c at [\\d.:]+: this node → node-c: below the bandwidth \\(${figure.source}\\)$`,
       ),
     );
-    expect(strict['node-c']?.error?.details).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(
-          new RegExp(`node-b → this node: below the bandwidth \\(${figure.source}\\)`),
-        ),
-      ]),
+    expect(strict['node-c']?.error?.message).toMatch(
+      new RegExp(
+        `: peer node-b at [\\d.:]+: node-b → this node: below the bandwidth \\(${figure.source}\\)$`,
+      ),
     );
     const measured = Number(strict['node-b']?.error?.message.match(figure)?.[1]);
     expect(measured).toBeGreaterThan(25);
     expect(measured).toBeLessThan(75);
 
-    const lenient = await runAll({ minBandwidthMbps: 10 });
-    for (const result of Object.values(lenient))
-      expect(result.code, JSON.stringify(result.error)).toBe(0);
-    const toC = lenient['node-b']?.report?.results.find((peer) => peer.peer === 'node-c');
-    expect(toC?.bandwidthMbps).toBeGreaterThan(25);
-    expect(toC?.bandwidthMbps).toBeLessThan(75);
+    const lenient = await runAll([
+      '--iface',
+      'ens3f0',
+      '--verify-timeout',
+      '15s',
+      '--min-bandwidth',
+      '10mbit',
+    ]);
+    for (const run of Object.values(lenient)) expect(run.code, JSON.stringify(run.error)).toBe(0);
+    // check --json carries the figure (SPEC "Outputs": bandwidthMbps).
+    const bToC = probes(lenient['node-b']).find((peer) => peer.peer === 'node-c');
+    expect(bToC?.bandwidthMbps).toBeGreaterThan(25);
+    expect(bToC?.bandwidthMbps).toBeLessThan(75);
   });
 
-  it('a node that never comes gives 75 on every node that did, naming it', async () => {
-    const nodeList = Object.values(NAMES);
-    const three = await Promise.all(
+  it('a node that never comes gives 75 on every node that did, naming it by its Slurm name', async () => {
+    // Slurm's view of a 4-node step: the master, its port and each rank come from it.
+    const slurm = (rank: number, node: Node) => ({
+      SLURM_JOB_ID: '7002',
+      SLURM_STEP_NODELIST: 'node-a,node-b,node-c,node-d',
+      SLURM_STEP_NUM_NODES: '4',
+      SLURM_NODEID: String(rank),
+      SLURMD_NODENAME: NAMES[node],
+    });
+    const runs = await Promise.all(
       NODES.map((node, rank) =>
-        runVerify(lab, node, {
-          level: 'peers',
-          iface: 'ens3f0',
-          master: { host: 'node-a', port: 29500 },
-          nodeRank: rank,
-          nnodes: 4,
-          nodeName: NAMES[node],
-          nodeList,
-          timeoutMs: 3_000,
-          jobId: '7002',
+        startCheck(lab, node, {
+          hostname: NAMES[node],
+          args: ['--iface', 'ens3f0', '--verify', 'peers', '--verify-timeout', '2s', 'train.py'],
+          env: slurm(rank, node),
         }),
       ),
     );
-    for (const result of three) {
-      expect(result.code).toBe(75);
-      expect(result.error?.message).toMatch(
-        /^verification failed via ens3f0 \(198\.18\.30\.\d\): node-d never registered: did not register with the master's probe service \(node-a at 203\.0\.113\.11:29501\) in 3s; 3 of 4 nodes registered$/,
+    // Port 15000 + 2 * (7002 mod 7000), the probe beside it (SPEC "Cluster fill-in").
+    for (const run of runs) {
+      expect(run.code, JSON.stringify(run.error)).toBe(75);
+      expect(run.error?.message).toMatch(
+        /^verification failed via ens3f0 \(198\.18\.30\.\d\): node-d never registered: did not register with the master's probe service \(node-a at 203\.0\.113\.11:15005\) in 2s; 3 of 4 nodes registered$/,
       );
-      expect(result.report?.results.filter((peer) => peer.check !== 'bind')).toEqual([
+      expect(run.report?.results.filter((peer) => peer.check !== 'bind')).toEqual([
         expect.objectContaining({ peer: 'node-d', check: 'register', error: 'not registered' }),
       ]);
     }
   });
 
   it("the master's service completes although strangers feed it garbage, an overlong line and idle connections", async () => {
-    const master = startVerify(lab, 'a', {
-      level: 'peers',
-      iface: 'ens3f0',
-      master: { host: 'node-a', port: 29600 },
-      nodeRank: 0,
-      nnodes: 2,
-      nodeName: 'node-a',
-      timeoutMs: 25_000,
-      bandwidthWindowMs: 200,
-    });
-    await master.started;
+    const pair = (rank: number) => [
+      '--iface',
+      'ens3f0',
+      '--verify',
+      'peers',
+      '--verify-timeout',
+      '25s',
+      '--nnodes=2',
+      `--node_rank=${rank}`,
+      '--master_addr=node-a',
+      '--master_port=29600',
+      'train.py',
+    ];
+    const master = startCheck(lab, 'a', { hostname: 'node-a', args: pair(0) });
+    // The abuser waits (bounded) for the master's service to listen.
     const abuse = await lab.exec('c', 'node', ['-e', ABUSER, MGMT.a, '29601'], { timeout: 20_000 });
     const seen = JSON.parse(String(abuse.stdout)) as Record<
       string,
@@ -283,23 +314,13 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
       for (const connection of seen[kind] ?? []) expect(connection.answer).toBe('');
     }
     // Silence costs a connection after the service's idle limit (3s), not before.
-    for (const connection of seen.idle ?? [])
+    for (const connection of seen.idle ?? []) {
       expect(connection.closedAfterMs).toBeGreaterThanOrEqual(2_500);
-    const worker = await runVerify(lab, 'b', {
-      level: 'peers',
-      iface: 'ens3f0',
-      master: { host: 'node-a', port: 29600 },
-      nodeRank: 1,
-      nnodes: 2,
-      nodeName: 'node-b',
-      timeoutMs: 15_000,
-      bandwidthWindowMs: 200,
-    });
-    const fromMaster = await master.done;
+    }
+    const worker = await startCheck(lab, 'b', { hostname: 'node-b', args: pair(1) });
+    const fromMaster = await master;
     expect([fromMaster.code, worker.code]).toEqual([0, 0]);
-    expect(fromMaster.report?.results.filter((peer) => peer.check === 'probe')).toEqual([
-      expect.objectContaining({ peer: 'node-b', ok: true }),
-    ]);
+    expect(probes(fromMaster)).toEqual([expect.objectContaining({ peer: 'node-b', ok: true })]);
   });
 });
 
@@ -361,22 +382,25 @@ describe.skipIf(netnsUnavailable !== null)('verify peers through a masquerading 
   });
 
   it('flags the NATed direction as wrong source address on both ends, and only that one', async () => {
-    const args = (nodeRank: number, nodeName: string) => ({
-      level: 'peers' as const,
-      iface: 'ens3f0',
-      master: { host: X, port: 29500 },
-      nodeRank,
-      nnodes: 2,
-      nodeName,
-      timeoutMs: 10_000,
-      bandwidthWindowMs: 200,
-    });
+    const args = (rank: number) => [
+      '--iface',
+      'ens3f0',
+      '--verify',
+      'peers',
+      '--verify-timeout',
+      '10s',
+      '--nnodes=2',
+      `--node_rank=${rank}`,
+      `--master_addr=${X}`,
+      '--master_port=29500',
+      'train.py',
+    ];
     const [fromX, fromY] = await Promise.all([
-      runVerify(lab, 'x', args(0, 'x')),
-      runVerify(lab, 'y', args(1, 'y')),
+      startCheck(lab, 'x', { hostname: 'x', args: args(0) }),
+      startCheck(lab, 'y', { hostname: 'y', args: args(1) }),
     ]);
     expect([fromX.code, fromY.code]).toEqual([75, 75]);
-    expect(fromX.report?.results.filter((peer) => peer.check === 'probe')).toEqual([
+    expect(probes(fromX)).toEqual([
       expect.objectContaining({
         peer: 'y',
         address: Y,
@@ -392,7 +416,7 @@ describe.skipIf(netnsUnavailable !== null)('verify peers through a masquerading 
         `^verification failed via ens3f0 \\(${X}\\): peer y at ${Y}:\\d+: this node → y: wrong source address \\(it saw ${ROUTER_RIGHT}, we sent from ${X}\\)$`,
       ),
     );
-    expect(fromY.report?.results.filter((peer) => peer.check === 'probe')).toEqual([
+    expect(probes(fromY)).toEqual([
       expect.objectContaining({
         peer: 'x',
         ok: false,
@@ -407,6 +431,6 @@ describe.skipIf(netnsUnavailable !== null)('verify peers through a masquerading 
       }),
     ]);
     // Both legs settled early: the check ends when all are done, not at the timeout.
-    expect(fromX.elapsedMs).toBeLessThan(8_000);
+    expect(fromX.report?.elapsedMs).toBeLessThan(8_000);
   });
 });
