@@ -158,22 +158,22 @@ function openDescriptors(pid) {
   }
 }
 
-/** A port whose successor is free too: the master's port and the probe port beside it. */
+/**
+ * A port whose successor is free too: the master's port and the probe port
+ * beside it. Below the ephemeral range, as a job's ports are: the fleet's
+ * thousands of services take ports there while the master starts, and one
+ * on any address would keep the master's wildcard bind from its port.
+ */
 async function freePortPair() {
-  for (;;) {
-    const port = await new Promise((resolve, reject) => {
-      const server = createServer().listen(0, NODE, () => {
-        const { port: bound } = server.address();
-        server.close(() => resolve(bound));
-      });
-      server.on('error', reject);
-    });
-    const next = await new Promise((resolve) => {
+  const free = (port) =>
+    new Promise((resolve) => {
       const server = createServer()
         .once('error', () => resolve(false))
-        .listen(port + 1, NODE, () => server.close(() => resolve(true)));
+        .listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
     });
-    if (port < 65_535 && next) return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    if ((await free(port)) && (await free(port + 1))) return port;
   }
 }
 
