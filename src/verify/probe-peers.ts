@@ -44,6 +44,8 @@ export interface ProbePeersInput {
   decision: Decision;
   /** Every address the master's name resolves to, in getaddrinfo's order. */
   masterAddresses: readonly string[];
+  /** The rendezvous' family, which may not be the decision's (verify.ts masterFamily). */
+  storeFamily: Family;
   /** Whether this node hosts torch's store (master-role.ts), and so the registry. */
   hostsStore: boolean;
   /** c10d's guessed role: a taken probe port makes this node a client instead. */
@@ -123,7 +125,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
         restrict:
           input.restrict.length > 0 ? await resolvePeers(input.restrict, decision.family) : null,
       });
-      const wildcard = decision.family === 'ipv6' ? '::' : '0.0.0.0';
+      const wildcard = input.storeFamily === 'ipv6' ? '::' : '0.0.0.0';
       try {
         services.push(
           await startProbeService({
@@ -160,7 +162,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
     };
 
     const target = {
-      address: storeAddress(input.masterAddresses, decision.family),
+      address: storeAddress(input.masterAddresses, input.storeFamily),
       port: input.port,
     };
     const iface = input.facts.interfaces.find((candidate) => candidate.name === decision.interface);

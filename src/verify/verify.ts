@@ -251,6 +251,7 @@ async function probeAll(
     facts: input.facts,
     decision,
     masterAddresses: input.masterAddresses,
+    storeFamily: input.masterFamily ?? decision.family,
     hostsStore: role.role === 'store host',
     clientIfTaken: role.role === 'store host' && role.clientIfTaken !== null,
     port,

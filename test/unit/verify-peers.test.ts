@@ -272,6 +272,36 @@ describe('verify --verify peers, through the master', () => {
     expect(reports.every((report) => report.ok)).toBe(true);
   });
 
+  it("meets at an IPv6 master's store although NCCL's address is lo's IPv4 one (a single-node IPv6 job)", async () => {
+    const port = await jobPorts();
+    const input = node(
+      0,
+      port,
+      { masterAddresses: ['::1'], masterFamily: 'ipv6' },
+      {
+        master: { host: '::1', port, source: 'test' },
+        nnodes: { min: 1, max: 1, source: 'test' },
+      },
+    );
+    const report = await verify({
+      ...input,
+      facts: {
+        ...input.facts,
+        interfaces: [
+          {
+            ...lo('127.0.0.1'),
+            addresses: [
+              ...lo('127.0.0.1').addresses,
+              { address: '::1', family: 'ipv6', prefixLength: 128, scope: 'host' },
+            ],
+          },
+        ],
+      },
+    });
+    expect(report.ok).toBe(true);
+    expect(report.results.map((result) => result.check)).toEqual(['bind']);
+  });
+
   it('refuses a second node claiming a rank, saying who holds it', async () => {
     const port = await jobPorts();
     const twin = node(1, port, { timeoutMs: 1_500 });
