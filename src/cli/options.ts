@@ -85,8 +85,8 @@ export const OPTION_SPECS: readonly OptionSpec[] = [
     name: 'peers',
     type: 'string',
     group: 'Verification',
-    describe: 'Hosts for --verify peers (comma list or Slurm hostlist)',
-    defaultDescription: 'Slurm node list',
+    describe: 'Restrict --verify peers to these hosts (comma list or Slurm hostlist)',
+    defaultDescription: 'every node that registers',
   },
   {
     name: 'probe-port',
