@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { tier } from '../lab/tier.js';
 import { torchUnavailable } from '../lab/torch-job.js';
 
 const DEMO = fileURLToPath(new URL('../../scripts/demo.js', import.meta.url));
@@ -44,50 +45,47 @@ async function removeLeftovers(before: string[]): Promise<void> {
   }
 }
 
-describe.skipIf(unavailable !== null)(
-  unavailable === null ? 'npm run demo' : `npm run demo (skipped: ${unavailable})`,
-  () => {
-    it('Ctrl-C while torchrun runs removes every namespace and /etc/netns file, status 130', async () => {
-      const before = await demoNamespaces();
-      const demo = spawn('script', ['-eqfc', `${process.execPath} ${DEMO}`, '/dev/null'], {
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let output = '';
-      let during: string[] = [];
-      const typedCtrlC = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`the demo never started its first job:\n${output}`)),
-          60_000,
-        );
-        demo.stdout.on('data', (chunk: Buffer) => {
-          output += String(chunk);
-          // The first job's command is printed just before torchrun starts.
-          if (output.includes('1. torchrun alone') && output.includes('--master_port')) {
-            clearTimeout(timer);
-            // Give torchrun time to be running on both nodes, then type Ctrl-C.
-            setTimeout(async () => {
-              during = await demoNamespaces();
-              demo.stdin.write('\x03');
-              resolve();
-            }, 3_000);
-          }
-        });
-      });
-      const exited = new Promise<number | null>((resolve) => demo.on('exit', resolve));
-      const bounded = setTimeout(() => demo.kill('SIGKILL'), 90_000);
-      try {
-        await typedCtrlC;
-        const status = await exited;
-        // Both namespaces and both /etc/netns folders existed while it ran.
-        expect(during.length - before.length).toBe(4);
-        expect(status, output).toBe(130);
-        expect(output).toMatch(/SIGINT: removing the lab's namespaces/);
-        expect(await demoNamespaces()).toEqual(before);
-      } finally {
-        clearTimeout(bounded);
-        demo.kill('SIGKILL');
-        await removeLeftovers(before);
-      }
+tier('npm run demo', unavailable, () => {
+  it('Ctrl-C while torchrun runs removes every namespace and /etc/netns file, status 130', async () => {
+    const before = await demoNamespaces();
+    const demo = spawn('script', ['-eqfc', `${process.execPath} ${DEMO}`, '/dev/null'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
-  },
-);
+    let output = '';
+    let during: string[] = [];
+    const typedCtrlC = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the demo never started its first job:\n${output}`)),
+        60_000,
+      );
+      demo.stdout.on('data', (chunk: Buffer) => {
+        output += String(chunk);
+        // The first job's command is printed just before torchrun starts.
+        if (output.includes('1. torchrun alone') && output.includes('--master_port')) {
+          clearTimeout(timer);
+          // Give torchrun time to be running on both nodes, then type Ctrl-C.
+          setTimeout(async () => {
+            during = await demoNamespaces();
+            demo.stdin.write('\x03');
+            resolve();
+          }, 3_000);
+        }
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => demo.on('exit', resolve));
+    const bounded = setTimeout(() => demo.kill('SIGKILL'), 90_000);
+    try {
+      await typedCtrlC;
+      const status = await exited;
+      // Both namespaces and both /etc/netns folders existed while it ran.
+      expect(during.length - before.length).toBe(4);
+      expect(status, output).toBe(130);
+      expect(output).toMatch(/SIGINT: removing the lab's namespaces/);
+      expect(await demoNamespaces()).toEqual(before);
+    } finally {
+      clearTimeout(bounded);
+      demo.kill('SIGKILL');
+      await removeLeftovers(before);
+    }
+  });
+});

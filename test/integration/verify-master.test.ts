@@ -7,15 +7,19 @@
  */
 import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
+import { tier, tierTest } from '../lab/tier.js';
 import { iptables, listenInside, runVerify, startVerify } from './verify-lab.js';
 
 const MASTER = { host: '198.18.10.1', port: 29500 };
 const TORCH_PYTHON = '/usr/bin/python3.11';
-const torchAvailable = existsSync('/usr/bin/torchrun') && existsSync(TORCH_PYTHON);
+const torchUnavailable =
+  existsSync('/usr/bin/torchrun') && existsSync(TORCH_PYTHON)
+    ? null
+    : `Debian's torch 1.13 (/usr/bin/torchrun, ${TORCH_PYTHON}) is not installed`;
 
-describe.skipIf(netnsUnavailable !== null)('verify master and local, in namespaces', () => {
+tier('verify master and local, in namespaces', netnsUnavailable, () => {
   const lab = new Lab('vm');
   const stops: (() => void)[] = [];
 
@@ -176,8 +180,9 @@ describe.skipIf(netnsUnavailable !== null)('verify master and local, in namespac
     expect(straight.report?.warnings).toEqual([]);
   });
 
-  it.skipIf(!torchAvailable)(
+  tierTest(
     "leaves torchrun's TCPStore working after connecting and closing at once",
+    torchUnavailable,
     async () => {
       const store = lab.exec(
         'm',

@@ -9,7 +9,7 @@
  * strangers feeding the master's service garbage.
  */
 import { writeFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';
 import { type CheckRun, startCheck } from './check-on-node.js';
@@ -356,7 +356,7 @@ const open = (payload) => new Promise((resolve, reject) => {
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
 
-describe.skipIf(netnsUnavailable !== null)('verify peers through a masquerading router', () => {
+tier('verify peers through a masquerading router', netnsUnavailable, () => {
   const lab = new Lab('vn');
   const X = '198.18.40.1';
   const Y = '198.18.41.1';

@@ -27,3 +27,17 @@ export function tier(title: string, unavailable: string | null, body: Body): voi
     describe.skip(`${title} (skipped: ${unavailable})`, body);
   }
 }
+
+/** One test of a tier, by the same rule: skipped with its reason named, failing under CI=true. */
+export function tierTest(
+  title: string,
+  unavailable: string | null,
+  body: () => Promise<void>,
+): void {
+  if (unavailable === null) it(title, body);
+  else if (process.env.CI === 'true') {
+    it(`${title}: cannot run under CI`, () => {
+      throw new Error(`${title}: this test must run under CI=true, but ${unavailable}`);
+    });
+  } else it.skip(`${title} (skipped: ${unavailable})`, body);
+}
