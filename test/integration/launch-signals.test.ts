@@ -59,36 +59,21 @@ function isRunning(pid: number): boolean {
 }
 
 describe('after the exec, without a terminal', () => {
-  it.each(SIGNALS)('kill(1) of the pid: %s arrives exactly once', async (signal) => {
+  // kill(1) of the pid, and a signal to the whole process group (nccl-run leads its own).
+  it.each([
+    ...SIGNALS.map((signal) => ['kill(1) of the pid', signal, 1] as const),
+    ...(['SIGTERM', 'SIGINT', 'SIGHUP'] as const).map(
+      (signal) => ['a signal to the whole process group', signal, -1] as const,
+    ),
+  ])('%s: %s arrives exactly once', async (_case, signal, sign) => {
     const report = reportPath();
     const nccl = await startedDetached(report);
-    process.kill(nccl.pid as number, signal);
-    const { status, marker, final } = await settleAndRelease(
-      nccl,
-      nccl.pid as number,
-      report,
-      signal,
-    );
+    const pid = nccl.pid as number;
+    process.kill(sign * pid, signal);
+    const { status, marker, final } = await settleAndRelease(nccl, pid, report, signal);
     expect(final.signals).toEqual([signal, marker]);
     expect(status).toBe(EXIT_CODE);
   });
-
-  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'])(
-    'a signal to the whole process group: %s arrives exactly once',
-    async (signal) => {
-      const report = reportPath();
-      const nccl = await startedDetached(report);
-      process.kill(-(nccl.pid as number), signal);
-      const { status, marker, final } = await settleAndRelease(
-        nccl,
-        nccl.pid as number,
-        report,
-        signal,
-      );
-      expect(final.signals).toEqual([signal, marker]);
-      expect(status).toBe(EXIT_CODE);
-    },
-  );
 
   it('timeout(1): its SIGTERM arrives exactly once, and timeout says 124', async () => {
     const report = reportPath();

@@ -9,35 +9,33 @@ import { describe, it } from 'vitest';
 
 type Body = () => void;
 
+const skipped = (title: string, unavailable: string) => `${title} (skipped: ${unavailable})`;
+
+/** Under CI=true, in place of what cannot run: one test that fails and says why. */
+function cannotRunUnderCi(title: string, unavailable: string): void {
+  it(`${title}: cannot run under CI`, () => {
+    throw new Error(`${title}: this must run under CI=true, but ${unavailable}`);
+  });
+}
+
 /**
  * `describe(title, body)` when `unavailable` is null; otherwise a suite named
  * "title (skipped: reason)" that is skipped, or, under CI=true, one failing
  * test that says the tier could not run and why.
  */
 export function tier(title: string, unavailable: string | null, body: Body): void {
-  if (unavailable === null) {
-    describe(title, body);
-  } else if (process.env.CI === 'true') {
-    describe(title, () => {
-      it(`cannot run under CI: ${unavailable}`, () => {
-        throw new Error(`${title}: this tier must run under CI=true, but ${unavailable}`);
-      });
-    });
-  } else {
-    describe.skip(`${title} (skipped: ${unavailable})`, body);
-  }
+  if (unavailable === null) describe(title, body);
+  else if (process.env.CI === 'true') describe(title, () => cannotRunUnderCi(title, unavailable));
+  else describe.skip(skipped(title, unavailable), body);
 }
 
-/** One test of a tier, by the same rule: skipped with its reason named, failing under CI=true. */
+/** One test of a tier, by the same rule. */
 export function tierTest(
   title: string,
   unavailable: string | null,
   body: () => Promise<void>,
 ): void {
   if (unavailable === null) it(title, body);
-  else if (process.env.CI === 'true') {
-    it(`${title}: cannot run under CI`, () => {
-      throw new Error(`${title}: this test must run under CI=true, but ${unavailable}`);
-    });
-  } else it.skip(`${title} (skipped: ${unavailable})`, body);
+  else if (process.env.CI === 'true') cannotRunUnderCi(title, unavailable);
+  else it.skip(skipped(title, unavailable), body);
 }
