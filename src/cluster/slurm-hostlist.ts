@@ -46,50 +46,6 @@ export function expandHostlist(text: string): string[] {
   return hosts;
 }
 
-/**
- * The shortest bracketed form that expands back to exactly these hosts, in
- * this order, duplicates included (Slurm's ranged-string style:
- * `b[1-3],d[1,3-4],e1`). Hosts holding a separator or a bracket cannot be
- * written in the syntax and are rejected.
- */
-export function compressHostlist(hosts: readonly string[]): string {
-  const groups: { prefix: string; ranges: Range[]; single: string }[] = [];
-  for (const host of hosts) {
-    if (host === '' || /[[\], \t]/.test(host)) {
-      throw new Error(
-        `'${host}' cannot be written in a hostlist (empty, or holds , [ ] or a blank)`,
-      );
-    }
-    const numbered = /^(.*?)(\d+)$/.exec(host);
-    const last = groups.at(-1);
-    if (numbered === null) {
-      groups.push({ prefix: host, ranges: [], single: host });
-      continue;
-    }
-    const [, prefix = '', digits = ''] = numbered;
-    const value = BigInt(digits);
-    if (last !== undefined && last.ranges.length > 0 && last.prefix === prefix) {
-      const range = last.ranges.at(-1) as Range;
-      if (value === range.hi + 1n && pad(value, range.width) === digits) range.hi = value;
-      else last.ranges.push({ lo: value, hi: value, width: digits.length });
-      continue;
-    }
-    groups.push({ prefix, ranges: [{ lo: value, hi: value, width: digits.length }], single: host });
-  }
-  return groups
-    .map((group) => {
-      const [first] = group.ranges;
-      if (first === undefined || (group.ranges.length === 1 && first.lo === first.hi)) {
-        return group.single;
-      }
-      const ranges = group.ranges.map((r) =>
-        r.lo === r.hi ? pad(r.lo, r.width) : `${pad(r.lo, r.width)}-${pad(r.hi, r.width)}`,
-      );
-      return `${group.prefix}[${ranges.join(',')}]`;
-    })
-    .join(',');
-}
-
 /** _next_tok: separators split the text, except inside brackets. */
 function splitTokens(text: string): string[] {
   const tokens: string[] = [];
