@@ -286,11 +286,6 @@ export class MessageReader {
     return { outcome, rest: newline === -1 ? Buffer.alloc(0) : bytes.subarray(newline + 1) };
   }
 
-  /** Bytes held that never ended in a newline: a truncated message. */
-  get partialBytes(): number {
-    return this.pendingBytes;
-  }
-
   private decodeLine(line: Buffer): ReadOutcome {
     let text: string;
     try {

@@ -130,13 +130,21 @@ describe('probe message decoder', () => {
     );
   });
 
-  it('holds a truncated message without yielding anything', () => {
+  it('holds a truncated message without yielding anything, and delivers it once the rest comes', () => {
     fc.assert(
       fc.property(message, fc.nat(), (sent, cut) => {
         const bytes = encodeMessage(outgoing(sent));
-        const { outcomes, reader } = readAll([bytes.subarray(0, cut % bytes.length)]);
+        const held = cut % bytes.length;
+        const { outcomes, reader } = readAll([bytes.subarray(0, held)]);
         expect(outcomes).toEqual([]);
-        expect(reader.partialBytes).toBe(cut % bytes.length);
+        // Every held byte, and no other, makes up the line: a byte lost or kept twice breaks it.
+        expect(reader.push(bytes.subarray(held))).toEqual([{ kind: 'message', message: sent }]);
+        // The held bytes count toward the limit, exactly: the line may grow to it and no further.
+        const filling = readAll([bytes.subarray(0, held)]).reader;
+        expect(filling.push(Buffer.alloc(MAX_MESSAGE_BYTES - 1 - held, 0x61))).toEqual([]);
+        expect(filling.push(Buffer.from('a'))).toEqual([
+          { kind: 'invalid', reason: `message longer than ${MAX_MESSAGE_BYTES - 1} bytes` },
+        ]);
       }),
     );
   });
