@@ -89,9 +89,10 @@ function fromNcclIfname(facts: HostFacts, context: ResolveContext, value: string
         : `${binds}; of its matches, ${reach.interface} reaches the master`;
     return { ...reach, reason: `${shown} is kept; ${which}: ${reach.reason}` };
   }
-  const ownIface = matches.find((iface) => iface.name === own.interface);
-  const why = ownIface === undefined ? null : unusableReason(ownIface, context.family);
-  const loopbackAlone = ownIface?.kind === 'loopback' && context.singleNode;
+  // NCCL walked this same list (the value is honoured, no NCCL_COMM_ID), so its pick is a match.
+  const ownIface = matches.find((iface) => iface.name === own.interface) as InterfaceFacts;
+  const why = unusableReason(ownIface, context.family);
+  const loopbackAlone = ownIface.kind === 'loopback' && context.singleNode;
   const noReach =
     context.master === null ? 'no master is known' : 'none of its matches reaches the master';
   if (why !== null && !loopbackAlone) {
