@@ -4,7 +4,7 @@
  * which compares binary addresses, so `2001:db8::1` and `2001:0db8:0:0::1` agree.
  */
 import { BlockList, isIP } from 'node:net';
-import type { Family } from './host-facts.js';
+import type { Family, InterfaceAddress } from './host-facts.js';
 
 /** An IPv6 zone (`fe80::1%eth0`) names an interface, not part of the address. */
 export function withoutZone(address: string): string {
@@ -56,6 +56,17 @@ export function isLoopbackAddress(address: string): boolean {
 
 export function isLinkLocalAddress(address: string): boolean {
   return inList(linkLocal, address);
+}
+
+/**
+ * The scope of an interface address (SPEC "Usable": not loopback, not
+ * link-local). Loopback is 127.0.0.0/8 and ::1 (RFC 1122, RFC 4291);
+ * link-local is 169.254.0.0/16 (RFC 3927) and fe80::/10 (RFC 4291).
+ */
+export function addressScope(address: string): InterfaceAddress['scope'] {
+  if (isLoopbackAddress(address)) return 'host';
+  if (isLinkLocalAddress(address)) return 'link';
+  return 'global';
 }
 
 /** The full prefix length of a family: a host route. */

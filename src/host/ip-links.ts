@@ -5,9 +5,8 @@
  * only exposes for some drivers (uevent DEVTYPE).
  */
 import * as z from 'zod/mini';
-import { addressScope } from './address-scope.js';
 import type { InterfaceAddress } from './host-facts.js';
-import { familyOf } from './ip-address.js';
+import { addressScope, familyOf } from './ip-address.js';
 
 export interface IpLink {
   name: string;

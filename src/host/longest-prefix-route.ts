@@ -8,9 +8,14 @@
  * routes of equal prefix the lowest metric (fib_priority; IPv6 rt6 metric).
  * Routes that only policy rules reach are not in the snapshot (ip-routes.ts).
  */
-import { addressScope } from './address-scope.js';
 import type { Family, HostFacts, InterfaceFacts, RouteAnswer, RouteEntry } from './host-facts.js';
-import { familyOf, interfaceHolding, prefixContains, withoutZone } from './ip-address.js';
+import {
+  addressScope,
+  familyOf,
+  interfaceHolding,
+  prefixContains,
+  withoutZone,
+} from './ip-address.js';
 
 export function longestPrefixRoute(
   routes: readonly RouteEntry[],

@@ -6,9 +6,8 @@
  * reader completes the picture from `ip addr` (ip-links.ts) where it can.
  */
 import type { NetworkInterfaceInfo } from 'node:os';
-import { addressScope } from './address-scope.js';
 import type { InterfaceAddress } from './host-facts.js';
-import { familyOf } from './ip-address.js';
+import { addressScope, familyOf } from './ip-address.js';
 
 export type OsInterfaces = NodeJS.Dict<NetworkInterfaceInfo[]>;
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressScope } from '../../src/host/address-scope.js';
-import { familyOf, prefixContains, sameAddress } from '../../src/host/ip-address.js';
+import { addressScope, familyOf, prefixContains, sameAddress } from '../../src/host/ip-address.js';
 
 describe('addressScope', () => {
   it.each([
