@@ -12,8 +12,10 @@
  * gateway, metric, refcnt, use, flags (RTF_*), device, all hex.
  */
 
+import { readFile } from 'node:fs/promises';
 import { SocketAddress } from 'node:net';
 import { endianness as hostEndianness } from 'node:os';
+import { join } from 'node:path';
 import type { RouteEntry } from './host-facts.js';
 
 /** include/uapi/linux/route.h and include/uapi/linux/ipv6_route.h */
@@ -25,6 +27,22 @@ const RTF_LOCAL = 0x8000_0000;
 
 const IPV4_HEX = /^[0-9A-Fa-f]{8}$/;
 const IPV6_HEX = /^[0-9A-Fa-f]{32}$/;
+
+/**
+ * This host's routing table, from /proc (the main table for IPv4, every table
+ * for IPv6): a file read on every host and in every slim image, where
+ * `ip route show table all` would cost two process spawns on every
+ * invocation. The table only serves replaying a snapshot; live resolution
+ * asks the kernel itself (`ip route get`, routes.ts), policy rules included.
+ */
+export async function readProcRouteTable(procRoot: string): Promise<RouteEntry[]> {
+  // A kernel without IPv6 has no ipv6_route; an empty table is the truth there.
+  const [v4, v6] = await Promise.all([
+    readFile(join(procRoot, 'net/route'), 'utf8').catch(() => ''),
+    readFile(join(procRoot, 'net/ipv6_route'), 'utf8').catch(() => ''),
+  ]);
+  return [...parseProcNetRoute(v4), ...parseProcIpv6Route(v6)];
+}
 
 /** Parses /proc/net/route. `endianness` is the byte order the kernel printed with (this host's). */
 export function parseProcNetRoute(

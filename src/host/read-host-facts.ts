@@ -11,7 +11,7 @@
  *    the RDMA devices, their ports and GID tables, the device behind an
  *    interface, and whether NCCL can open them (rdma-devices.ts,
  *    rdma-device-files.ts);
- *  - the routing table (route-table.ts).
+ *  - the routing table (proc-routes.ts).
  * An interface that exists in /sys but holds no address is listed too: a bond
  * member or a down NIC is exactly what a user needs to see in `explain`.
  * Order matters (HostFacts): interfaces by ifindex; each one's addresses as
@@ -24,9 +24,9 @@ import { interfaceKind } from './interface-kind.js';
 import { sameAddress } from './ip-address.js';
 import { type IpLink, parseIpAddrShow } from './ip-links.js';
 import { addressesFromOs, type OsInterfaces } from './os-addresses.js';
+import { readProcRouteTable } from './proc-routes.js';
 import { readDeviceFiles, readVerbsDevices } from './rdma-device-files.js';
 import { readRdmaDevices } from './rdma-devices.js';
-import { readProcRouteTable } from './route-table.js';
 import { ipJson } from './run-ip.js';
 import { readSysfsInterface, readSysfsNames, type SysfsInterface } from './sysfs-interface.js';
 

@@ -9,7 +9,7 @@ import type { HostFacts, RouteAnswer } from './host-facts.js';
 import { familyOf, interfaceHolding, withoutZone } from './ip-address.js';
 import { parseIpRouteGet } from './ip-routes.js';
 import { longestPrefixRoute } from './longest-prefix-route.js';
-import { readProcRouteTable } from './route-table.js';
+import { readProcRouteTable } from './proc-routes.js';
 import { runIp } from './run-ip.js';
 
 export interface RouteLookup {
