@@ -10,7 +10,7 @@
 import { connect } from 'node:net';
 import type { Logger } from '../log.js';
 import { attemptBudgetMs, backoffDelayMs, spreadMs } from './backoff.js';
-import { type Deadline, formatSeconds } from './clock.js';
+import { type Deadline, formatSeconds, sleepUntil } from './clock.js';
 import type { Endpoint } from './connect-once.js';
 import {
   encodeMessage,
@@ -22,7 +22,6 @@ import {
   type Waiting,
 } from './probe-protocol.js';
 import { classifySocketError, type ReachFailure } from './reach-error.js';
-import { sleepUntil } from './sleep.js';
 import { endpointText, PROGRESS_EVERY_MS } from './wait-for-endpoint.js';
 
 /** How long an answered connection waits for the registry to hang up before this node does. */

@@ -19,13 +19,12 @@
 import { sameAddress } from '../host/ip-address.js';
 import type { Logger } from '../log.js';
 import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
-import { type Deadline, formatSeconds } from './clock.js';
+import { type Deadline, formatSeconds, sleepUntil } from './clock.js';
 import type { InboundLog } from './inbound-log.js';
 import { formatRate, streamTo } from './measure-bandwidth.js';
 import { type DialOutcome, dialOnce } from './probe-dial.js';
 import type { Member } from './probe-protocol.js';
 import type { ReachError } from './reach-error.js';
-import { sleepUntil } from './sleep.js';
 import { endpointText, PROGRESS_EVERY_MS } from './wait-for-endpoint.js';
 
 export const DIAL_CONCURRENCY = 64;

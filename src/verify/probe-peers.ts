@@ -15,7 +15,7 @@ import { familyOf } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Decision } from '../resolve/decision.js';
-import type { Deadline } from './clock.js';
+import { type Deadline, untilDeadline } from './clock.js';
 import { InboundLog } from './inbound-log.js';
 import { joinRegistry } from './join-registry.js';
 import { BANDWIDTH_WINDOW_MS } from './measure-bandwidth.js';
@@ -27,7 +27,6 @@ import type { Member } from './probe-protocol.js';
 import { type ProbeService, startProbeService } from './probe-service.js';
 import { classifySocketError, type ReachFailure } from './reach-error.js';
 import { checkRegistryBound, Registry } from './registry.js';
-import { untilDeadline } from './sleep.js';
 
 /**
  * Connections each service holds at once, within the default soft limit of

@@ -24,7 +24,7 @@ import { candidates } from '../resolve/candidates.js';
 import type { ResolveContext } from '../resolve/decision.js';
 import { compareBySpeed } from '../resolve/speed-ranking.js';
 import type { Agreement } from '../resolve/strategies/agree.js';
-import { deadlineIn, formatSeconds } from './clock.js';
+import { deadlineIn, formatSeconds, untilDeadline } from './clock.js';
 import { joinRegistry, waitingText } from './join-registry.js';
 import { masterRole } from './master-role.js';
 import { resolvePeers } from './peer-list.js';
@@ -39,7 +39,6 @@ import { type ProbeService, startProbeService } from './probe-service.js';
 import { jobToken } from './probe-token.js';
 import { classifySocketError } from './reach-error.js';
 import { checkRegistryBound, Registry } from './registry.js';
-import { untilDeadline } from './sleep.js';
 import { ATTEMPT_MS, endpointText } from './wait-for-endpoint.js';
 
 export interface PublishInput {

@@ -6,9 +6,8 @@
  */
 import type { Logger } from '../log.js';
 import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
-import { type Deadline, formatSeconds } from './clock.js';
+import { type Deadline, formatSeconds, sleepUntil } from './clock.js';
 import { type ConnectOutcome, connectOnce, type Endpoint } from './connect-once.js';
-import { sleepUntil } from './sleep.js';
 
 /**
  * Linux retransmits an unanswered SYN after 1s and then 3s (initial RTO of
