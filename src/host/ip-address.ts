@@ -20,6 +20,22 @@ export function familyOf(address: string): Family | null {
   return null;
 }
 
+/**
+ * The one spelling of an address literal: for IPv6, RFC 5952's rules (lower
+ * case, no leading zeros, the longest run of two or more zero groups written
+ * `::`) as the WHATWG URL serializer applies them, always in hex groups, so an
+ * IPv4-mapped address reads ::ffff:c612:1 where inet_ntop (ip, SocketAddress)
+ * writes ::ffff:198.18.0.1. A zone is kept as written; IPv4, which isIP admits
+ * only in dotted decimal, comes back as given. Text that is no address throws.
+ */
+export function canonicalAddress(address: string): string {
+  const bare = withoutZone(address);
+  const version = isIP(bare);
+  if (version === 4) return address;
+  if (version !== 6) throw new Error(`'${address}' is not an IP address`);
+  return `${new URL(`http://[${bare}]/`).hostname.slice(1, -1)}${address.slice(bare.length)}`;
+}
+
 /** Whether `address` lies in `network/prefixLength` (host bits of network ignored, as the kernel does). */
 export function prefixContains(network: string, prefixLength: number, address: string): boolean {
   // BlockList also matches an IPv4-mapped IPv6 address against an IPv4 rule;

@@ -133,7 +133,8 @@ function ipv4FromProcHex(hex: string, endianness: 'BE' | 'LE'): string | null {
 function ipv6FromProcHex(hex: string): string | null {
   if (!IPV6_HEX.test(hex)) return null;
   const groups = hex.match(/.{4}/g) ?? [];
-  // SocketAddress prints the canonical (RFC 5952) form, as ip does.
+  // SocketAddress prints what ip prints (inet_ntop): RFC 5952, a mapped address as
+  // ::ffff:a.b.c.d, where canonicalAddress (host/ip-address.ts) keeps hex groups.
   return new SocketAddress({ address: groups.join(':'), family: 'ipv6' }).address;
 }
 

@@ -4,7 +4,7 @@
  * a prefix, for messages and for rejecting a CIDR with host bits set.
  */
 import type { Family } from '../host/host-facts.js';
-import { familyOf } from '../host/ip-address.js';
+import { canonicalAddress, familyOf } from '../host/ip-address.js';
 
 export function familyLabel(family: Family): 'IPv4' | 'IPv6' {
   return family === 'ipv4' ? 'IPv4' : 'IPv6';
@@ -51,6 +51,5 @@ function bigIntToIpv6(value: bigint): string {
   const groups = [];
   for (let shift = 112n; shift >= 0n; shift -= 16n)
     groups.push(((value >> shift) & 0xffffn).toString(16));
-  // The WHATWG URL serializer writes the RFC 5952 canonical (compressed) form.
-  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
+  return canonicalAddress(groups.join(':'));
 }

@@ -4,6 +4,7 @@
  * 16-bit words in network order.
  */
 import type { Family } from '../host/host-facts.js';
+import { canonicalAddress } from '../host/ip-address.js';
 
 export type GidWords = readonly number[];
 
@@ -47,9 +48,7 @@ export function gidAddress(words: GidWords): string {
     const [w6 = 0, w7 = 0] = words.slice(6);
     return [w6 >> 8, w6 & 0xff, w7 >> 8, w7 & 0xff].join('.');
   }
-  // The WHATWG URL serializer writes the canonical (compressed) form.
-  const text = words.map((word) => word.toString(16)).join(':');
-  return new URL(`http://[${text}]/`).hostname.slice(1, -1);
+  return canonicalAddress(words.map((word) => word.toString(16)).join(':'));
 }
 
 /** ncclIbRoceGetVersionNum: gid_attrs/types/I read as 1 ("IB/RoCE v1", "RoCE v1") or 2 ("RoCE v2"). */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { addressScope, familyOf, prefixContains, sameAddress } from '../../src/host/ip-address.js';
+import {
+  addressScope,
+  canonicalAddress,
+  familyOf,
+  prefixContains,
+  sameAddress,
+} from '../../src/host/ip-address.js';
 
 describe('addressScope', () => {
   it.each([
@@ -41,5 +47,21 @@ describe('address literals', () => {
     expect(sameAddress('2001:db8::1', '2001:db8::2')).toBe(false);
     expect(sameAddress('198.18.0.1', '198.18.0.1')).toBe(true);
     expect(sameAddress('198.18.0.1', '::ffff:198.18.0.1')).toBe(false);
+  });
+
+  it.each([
+    ['2001:0DB8:0000:0000:0000:0000:0000:0001', '2001:db8::1'],
+    ['2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],
+    ['2001:db8:0:1:1:1:1:1', '2001:db8:0:1:1:1:1:1'],
+    ['0:0:0:0:0:0:0:0', '::'],
+    ['fe80:0:0:0:0:0:0:1%eth0', 'fe80::1%eth0'],
+    ['::ffff:198.18.0.1', '::ffff:c612:1'],
+    ['198.18.0.1', '198.18.0.1'],
+  ])('writes %s as %s', (address, canonical) => {
+    expect(canonicalAddress(address)).toBe(canonical);
+  });
+
+  it('has no canonical form for what is not an address', () => {
+    expect(() => canonicalAddress('node01')).toThrow("'node01' is not an IP address");
   });
 });
