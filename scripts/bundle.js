@@ -7,7 +7,7 @@
  * - ESM for Node 20, built from the TypeScript sources (no tsc step needed).
  * - What the normal build reads from the package folder at run time is
  *   inlined with esbuild `define`: the version (src/version.ts) and the
- *   template files of `nccl-run init` (src/templates/template-files.ts).
+ *   template files of `nccl-run init` (src/templates/init.ts).
  * - pino-pretty, which log.ts imports only on a terminal, is bundled like the
  *   rest: a dynamic import of a bare name becomes a lazy chunk-free module.
  */
@@ -19,7 +19,7 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Files `nccl-run init` reads, by their path from the package root (src/templates/catalog.ts). */
+/** Files `nccl-run init` reads, by their path from the package root (src/templates/init.ts TEMPLATES). */
 export const TEMPLATE_FILES = [
   'templates/slurm.sbatch',
   'templates/pytorchjob.yaml',
@@ -99,7 +99,7 @@ export async function buildBin({ outdir = BIN_DIR } = {}) {
     entryPoints: [join(root, 'src/cli/entry.ts')],
     format: 'cjs',
     outfile: join(outdir, 'nccl-run.cjs'),
-    // Both builds inline what version.ts and template-files.ts would read
+    // Both builds inline what version.ts and templates/init.ts would read
     // relative to import.meta.url, so that branch is never reached here.
     define: { ...buildOptions().define, 'import.meta.url': 'undefined' },
   });

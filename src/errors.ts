@@ -55,6 +55,43 @@ export class UnreachableError extends NcclRunError {
   readonly exitCode = EXIT.unreachable;
 }
 
+/**
+ * Where a setting came from. SPEC "Exit status": a bad value given on the
+ * command line (nccl-run's flags, torchrun's arguments) is a usage error
+ * (64); one from anywhere else (a variable, the env file, NCCL's files, the
+ * scheduler) a configuration error (78), fixed where it was set.
+ */
+export interface Origin {
+  /** As messages name it: --iface, NCCL_RUN_IFACE, NCCL_RUN_IFACE in ./nccl-run.env, --nnodes, slurm. */
+  name: string;
+  /** pet: a PET_* variable, which torchrun reads itself; env: any other variable. */
+  from: 'flag' | 'argv' | 'env' | 'pet' | 'env-file' | 'cluster' | 'default';
+}
+
+/** The origin as the start of a message: torchrun's arguments and the scheduler say whose. */
+export function originText(origin: Origin): string {
+  if (origin.from === 'argv') return `torchrun argument ${origin.name}`;
+  if (origin.from === 'cluster') return `${origin.name} (from the cluster)`;
+  return origin.name;
+}
+
+/** `problem` with a setting, 64 or 78 by where the setting came from. */
+export function settingError(origin: Origin, problem: string): UsageError | ConfigError {
+  const line = `${originText(origin)}: ${problem}`;
+  return origin.from === 'flag' || origin.from === 'argv'
+    ? new UsageError(line)
+    : new ConfigError(line);
+}
+
+/** A setting's bad value: what it was and what is valid. */
+export function badValue(
+  origin: Origin,
+  value: string,
+  expected: string,
+): UsageError | ConfigError {
+  return settingError(origin, `bad value '${value}': ${expected}`);
+}
+
 /** The launcher could not be started: 127 not found, 126 not executable. */
 export class LauncherError extends NcclRunError {
   readonly exitCode: number;

@@ -3,7 +3,7 @@
  * explain/env. Synchronous writes, so nothing is lost when main() returns.
  */
 import { destination, type Logger, pino } from 'pino';
-import type { LogLevel } from './cli/config.js';
+import type { LogLevel } from './options/option-table.js';
 
 export type { Logger };
 

@@ -4,13 +4,11 @@
  * master → decision → variables → what NCCL and Gloo will bind.
  * Verification and launch happen in main, after whatever the command prints.
  */
-import { optionError, type Settled } from './cli/config.js';
-import { detectCluster } from './cluster/detect-cluster.js';
-import { expandHostlist } from './cluster/slurm-hostlist.js';
+import { detectCluster } from './cluster/schedulers.js';
 import { exportVariables, type Variables } from './env/export-variables.js';
 import { ncclPicture } from './env/nccl-picture.js';
 import { userValue } from './env/user-value.js';
-import { ConfigError, NoInterfaceError } from './errors.js';
+import { ConfigError, NoInterfaceError, originText } from './errors.js';
 import type { HostFacts, RouteAnswer } from './host/host-facts.js';
 import { familyOf, isLinkLocalAddress } from './host/ip-address.js';
 import { readNcclConf } from './host/nccl-conf.js';
@@ -19,6 +17,7 @@ import { readHostFacts } from './host/read-host-facts.js';
 import { routeTo } from './host/routes.js';
 import type { JobShape } from './job/job-shape.js';
 import { readJobShape } from './job/read-job-shape.js';
+import type { Settled } from './options/settle-options.js';
 import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js';
 import { buildExcludes } from './resolve/excludes.js';
 import { resolveMaster } from './resolve/master.js';
@@ -154,7 +153,7 @@ async function planSteps(
   const wanted = masterAddresses.filter((address) => familyOf(address) === family);
   if (master && wanted.length === 0) {
     // Only an explicit --family can disagree with the master (auto follows it).
-    const origin = settled.sources.family ?? '--family';
+    const origin = settled.sources.family ? originText(settled.sources.family) : '--family';
     throw new ConfigError(
       `${origin}=${options.family} conflicts with the master ${master.host}, which resolves only to ${masterAddresses.join(', ')}; use --family auto or ${family === 'ipv4' ? 'ipv6' : 'ipv4'}`,
     );
@@ -187,8 +186,6 @@ async function planSteps(
     const { publishNetworks } = await import('./verify/publish-networks.js');
     context.agreement = await publishNetworks({
       options,
-      peersOrigin: settled.sources.peers,
-      env: userEnv,
       job,
       facts,
       context,
@@ -237,7 +234,9 @@ async function planSteps(
     rdma: facts.rdma,
     ncclEnv: { ...conf.values, ...childEnv },
     required: options.requireTransport,
-    requiredBy: settled.sources['require-transport'] ?? '--require-transport',
+    requiredBy: originText(
+      settled.sources['require-transport'] ?? { name: '--require-transport', from: 'flag' },
+    ),
     setIn: originOf,
   });
   const variables: Variables = {
@@ -262,8 +261,7 @@ async function planSteps(
     nccl: { version: ncclVersion, rules, pick: picture.pick },
     unmanaged: picture.unmanaged,
     transport,
-    peers:
-      options.peers !== null ? expandPeers(options.peers, settled.sources.peers) : job.clusterPeers,
+    peers: options.peers ?? job.clusterPeers,
     command: [...options.torchrun, ...torchrunArgv],
     childEnv,
   };
@@ -280,14 +278,6 @@ async function resolveCommId(value: string): Promise<string | null> {
   const host = commIdHost(value);
   if (host === null) return null;
   return (await lookupAll(host))[0] ?? null;
-}
-
-function expandPeers(text: string, origin = '--peers'): string[] {
-  try {
-    return expandHostlist(text);
-  } catch (error) {
-    throw optionError(origin, `bad value '${text}': ${(error as Error).message}`);
-  }
 }
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -4,16 +4,17 @@
  * SPEC.md. Only bin/nccl-run.js turns the returned status into process exit.
  */
 import { formatEnv } from '../env/format-env.js';
-import { EXIT, NcclRunError } from '../errors.js';
+import { EXIT, NcclRunError, UsageError } from '../errors.js';
 import { parseTorchrunArgs } from '../job/torchrun-args.js';
 import { findLauncher } from '../launch/find-launcher.js';
 import { handOver } from '../launch/hand-over.js';
 import { createLogger, type Logger } from '../log.js';
+import type { Options } from '../options/option-table.js';
+import { settleOptions } from '../options/settle-options.js';
 import { learnedBeforeFailure, makePlan, type Plan } from '../plan.js';
 import { VerificationFailedError } from '../verify/failure.js';
 import type { VerifyReport } from '../verify/verify.js';
 import { packageVersion } from '../version.js';
-import { type Options, settleOptions } from './config.js';
 import {
   explainFailureJson,
   explainFailureText,
@@ -54,6 +55,12 @@ export async function main(
       return 0;
     }
     if (split.command === 'init') {
+      const [extra] = [...split.commandArgs.slice(1), ...split.torchrun];
+      if (extra !== undefined) {
+        throw new UsageError(
+          `init: unexpected '${extra}'; init takes TEMPLATE [--out PATH] [--force]`,
+        );
+      }
       const { runInit } = await import('../templates/init.js');
       return await runInit(
         {
@@ -65,7 +72,9 @@ export async function main(
       );
     }
 
-    const settled = settleOptions(flags, env, process.cwd(), process.stderr.isTTY === true);
+    const settled = settleOptions(flags, env, process.cwd(), {
+      isTty: process.stderr.isTTY === true,
+    });
     const { options } = settled;
     logFormat = options.logFormat;
     logger = await createLogger(options.logLevel, logFormat);
@@ -129,7 +138,7 @@ export async function main(
         // SPEC --require-transport: the commands that verify check it, before any wait.
         if (plan.transport.unmet !== null) throw plan.transport.unmet;
         try {
-          const report = await runVerify(plan, options, logger, env);
+          const report = await runVerify(plan, options, logger);
           const shown = report ?? { level: 'none', ok: true, warnings: [], results: [] };
           if (options.json) process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
           return 0;
@@ -144,7 +153,7 @@ export async function main(
       case 'run': {
         logger.info(launchSummary(plan));
         if (plan.transport.unmet !== null) throw plan.transport.unmet;
-        await runVerify(plan, options, logger, env);
+        await runVerify(plan, options, logger);
         if (options.dryRun) {
           process.stdout.write(formatEnv(plan.variables.set, 'shell'));
           process.stdout.write(`${plan.command.map(shellQuote).join(' ')}\n`);
@@ -162,7 +171,6 @@ async function runVerify(
   plan: Plan,
   options: Options,
   logger: Logger,
-  env: NodeJS.ProcessEnv,
 ): Promise<VerifyReport | null> {
   if (options.verify === 'none') return null;
   // Loaded on demand, like everything that only some invocations need (start-up time).
@@ -173,16 +181,16 @@ async function runVerify(
     job: plan.job,
     facts: plan.facts,
     routesToMaster: plan.routesToMaster,
-    timeoutMs: options.verifyTimeoutMs,
+    timeoutMs: options.verifyTimeout,
     // SPEC --peers: it restricts the mesh; Slurm's node list only names who is missing.
     peers: options.peers !== null ? plan.peers : [],
     probePort: options.probePort,
     logger,
     masterAddresses: plan.master?.addresses ?? [],
     masterFamily: plan.context.family,
-    jobId: env.SLURM_JOB_ID ?? null,
-    nodeName: env.SLURMD_NODENAME ?? plan.facts.hostname,
-    minBandwidthMbps: options.minBandwidthMbps,
+    jobId: plan.job.jobId,
+    nodeName: plan.job.nodeName ?? plan.facts.hostname,
+    minBandwidthMbps: options.minBandwidth,
   }).catch((error: unknown) => {
     // The warnings often say why it failed (a route through another interface): log them first.
     if (error instanceof VerificationFailedError) {

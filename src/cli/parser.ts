@@ -4,7 +4,13 @@
  * zod, so one message format covers flags, variables and the env file.
  */
 import yargs, { type Argv } from 'yargs';
-import { OPTION_SPECS } from './options.js';
+import {
+  COMMAND_FLAGS,
+  commandsOf,
+  JOB_COMMANDS,
+  OPTIONS,
+  type OptionSpec,
+} from '../options/option-table.js';
 
 /** Printed below the option groups, as written (yargs would re-wrap it mid-word). */
 export const EPILOGUE = `Examples:
@@ -45,23 +51,33 @@ export function buildParser(): Argv {
     .help(false)
     .version(false)
     .wrap(Math.min(110, process.stdout.columns || 100));
-  for (const spec of OPTION_SPECS) {
+  const specs: [string, Partial<OptionSpec>][] = [
+    ...Object.entries(OPTIONS),
+    ...Object.entries(COMMAND_FLAGS),
+  ];
+  for (const [name, spec] of specs) {
     const choices = spec.choices ? ` [${spec.choices.join('|')}]` : '';
-    parser.option(spec.name, {
+    const commands = commandsOf(spec);
+    const only = JOB_COMMANDS.every((command) => commands.includes(command))
+      ? ''
+      : ` (${commands.join(', ')})`;
+    parser.option(name, {
       type: spec.type,
-      describe: spec.describe + choices,
+      describe: spec.describe + only + choices,
       group: `${spec.group}:`,
       requiresArg: spec.type === 'string',
-      ...(spec.name === 'help' ? { alias: 'h' } : {}),
-      ...(spec.defaultDescription ? { defaultDescription: spec.defaultDescription } : {}),
+      ...(name === 'help' ? { alias: 'h' } : {}),
+      defaultDescription: shownDefault(spec),
     });
   }
-  parser.option('out', {
-    type: 'string',
-    describe: 'Where `init` writes the template (default: stdout)',
-    group: 'Launch:',
-    requiresArg: true,
-  });
   parser.completion('completion', false);
   return parser;
+}
+
+/** A default worth showing: a word or a list of words; the rest say theirs in words. */
+function shownDefault(spec: Partial<OptionSpec>): string | undefined {
+  if (spec.shownDefault !== undefined) return spec.shownDefault;
+  if (typeof spec.default === 'string') return spec.default;
+  if (Array.isArray(spec.default) && spec.default.length > 0) return spec.default.join(',');
+  return undefined;
 }

@@ -2,14 +2,22 @@
  * SPEC "Parsing rule": nccl-run's own options run from the start of argv up
  * to the first token that is not one of them, or up to `--`; that token and
  * everything after it belong to torchrun, untouched. A subcommand word counts
- * only as the very first token.
+ * only as the very first token. After `init TEMPLATE` only init's flags are
+ * ours (--out, --force, --help), and init refuses anything else.
  *
  * The same walk reads the options' values, so the rule of which tokens are
  * ours lives in one place (yargs only renders --help and completion: building
  * its parser on every run cost ~15 ms of start-up, scripts/bench.js).
  */
 import { UsageError } from '../errors.js';
-import { type OptionSpec, optionForFlag, SUBCOMMANDS, type Subcommand } from './options.js';
+import {
+  COMMAND_FLAGS,
+  type Command,
+  commandsOf,
+  OPTIONS,
+  SUBCOMMANDS,
+  type Subcommand,
+} from '../options/option-table.js';
 
 export interface SplitArgv {
   command: Subcommand | 'run';
@@ -17,14 +25,37 @@ export interface SplitArgv {
   commandArgs: string[];
   /**
    * nccl-run's own options by name (kebab-case): a string, or true for a
-   * boolean flag given bare (`--force=no` keeps its string for config.ts).
+   * boolean flag given bare (`--force=no` keeps its string for its schema).
    */
   flags: Record<string, string | true>;
   /** Everything for torchrun, byte for byte. */
   torchrun: string[];
 }
 
-const OUT: OptionSpec = { name: 'out', type: 'string', group: 'Launch', describe: '' };
+interface Flag {
+  name: string;
+  type: 'string' | 'boolean';
+  commands: readonly Command[];
+}
+
+const FLAGS = new Map<string, Flag>(
+  Object.entries({ ...OPTIONS, ...COMMAND_FLAGS }).map(([name, spec]) => [
+    `--${name}`,
+    { name, type: spec.type, commands: commandsOf(spec) },
+  ]),
+);
+FLAGS.set('-h', FLAGS.get('--help') as Flag);
+
+/**
+ * init takes only its own flags. A job command (and completion) takes every
+ * job option, also one only another command uses: a setting that does nothing
+ * here is harmless, as it is from NCCL_RUN_* or an env file shared by all.
+ */
+function takes(command: SplitArgv['command'], flag: Flag): boolean {
+  return command === 'init'
+    ? flag.commands.includes('init')
+    : flag.commands.some((taker) => taker !== 'init');
+}
 
 export function splitArgv(argv: readonly string[]): SplitArgv {
   let index = 0;
@@ -51,8 +82,8 @@ export function splitArgv(argv: readonly string[]): SplitArgv {
     }
     const equals = token.startsWith('--') ? token.indexOf('=') : -1;
     const flag = equals > 0 ? token.slice(0, equals) : token;
-    const spec = optionForFlag(flag) ?? (command === 'init' && flag === '--out' ? OUT : undefined);
-    if (spec === undefined) break;
+    const spec = FLAGS.get(flag);
+    if (spec === undefined || !takes(command, spec)) break;
     index += 1;
     if (equals > 0) {
       flags[spec.name] = token.slice(equals + 1);

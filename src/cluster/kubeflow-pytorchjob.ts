@@ -19,20 +19,23 @@
  * the node count and node rank.
  */
 import { ConfigError } from '../errors.js';
-import type { ClusterInfo } from '../job/job-shape.js';
 import { readEnvInteger } from './env-integer.js';
+import { type ClusterInfo, isSet, type Scheduler } from './schedulers.js';
 
 const MAX_NODES = 65_536;
 /** Any of these in a pod of a Kubernetes cluster is taken as a PyTorchJob. */
-export const PYTORCHJOB_MARKERS = [
-  'MASTER_ADDR',
-  'PET_NNODES',
-  'PET_NODE_RANK',
-  'PET_RDZV_ENDPOINT',
-];
+const PYTORCHJOB_MARKERS = ['MASTER_ADDR', 'PET_NNODES', 'PET_NODE_RANK', 'PET_RDZV_ENDPOINT'];
 
-export function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
-  if (!PYTORCHJOB_MARKERS.some((name) => (env[name] ?? '').trim() !== '')) {
+/** KUBERNETES_SERVICE_HOST is set in every pod; the markers say the operator made it. */
+export const pytorchJob = {
+  name: 'k8s',
+  detects: (env) =>
+    isSet(env.KUBERNETES_SERVICE_HOST) && PYTORCHJOB_MARKERS.some((name) => isSet(env[name])),
+  read: fromPyTorchJob,
+} as const satisfies Scheduler;
+
+function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
+  if (!PYTORCHJOB_MARKERS.some((name) => isSet(env[name]))) {
     throw new ConfigError(
       `--cluster k8s: none of ${PYTORCHJOB_MARKERS.join(', ')} is set, so this is not a Kubeflow PyTorchJob pod; use --cluster auto or none`,
     );
@@ -59,6 +62,8 @@ export function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
     nnodes,
     nodeRank,
     peers: replicaServices(masterHost, nnodes),
+    jobId: null,
+    nodeName: null,
   };
 }
 

@@ -8,8 +8,8 @@
  * SLURM_JOB_NUM_NODES are the older spellings.
  */
 import { ConfigError } from '../errors.js';
-import type { ClusterInfo } from '../job/job-shape.js';
 import { firstSet, readEnvInteger } from './env-integer.js';
+import { type ClusterInfo, isSet, type Scheduler } from './schedulers.js';
 import { expandHostlist } from './slurm-hostlist.js';
 import { slurmMasterPort } from './slurm-master-port.js';
 
@@ -17,7 +17,13 @@ const NODELIST_VARIABLES = ['SLURM_STEP_NODELIST', 'SLURM_JOB_NODELIST', 'SLURM_
 const NODE_COUNT_VARIABLES = ['SLURM_STEP_NUM_NODES', 'SLURM_NNODES', 'SLURM_JOB_NUM_NODES'];
 const MAX_NODES = 65_536;
 
-export function fromSlurm(env: NodeJS.ProcessEnv): ClusterInfo {
+export const slurm = {
+  name: 'slurm',
+  detects: (env) => isSet(env.SLURM_JOB_ID),
+  read: fromSlurm,
+} as const satisfies Scheduler;
+
+function fromSlurm(env: NodeJS.ProcessEnv): ClusterInfo {
   const jobId = readEnvInteger(env, 'SLURM_JOB_ID', 1, Number.MAX_SAFE_INTEGER);
   if (jobId === null) {
     throw new ConfigError(
@@ -59,5 +65,7 @@ export function fromSlurm(env: NodeJS.ProcessEnv): ClusterInfo {
     nnodes,
     nodeRank,
     peers,
+    jobId: String(jobId),
+    nodeName: env.SLURMD_NODENAME?.trim() || null,
   };
 }

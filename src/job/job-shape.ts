@@ -40,16 +40,9 @@ export interface JobShape {
   fill: Record<string, string>;
   /** Hosts for `--verify peers` from the cluster (Slurm node list), if any. */
   clusterPeers: string[];
-  /** Which cluster filled anything in, if any. */
-  cluster: 'slurm' | 'k8s' | null;
-}
-
-/** What a cluster environment says about the job (cluster/*.ts). */
-export interface ClusterInfo {
-  kind: 'slurm' | 'k8s';
-  masterHost: string | null;
-  masterPort: number | null;
-  nnodes: number | null;
-  nodeRank: number | null;
-  peers: string[];
+  /** Which scheduler filled anything in or listed the hosts, if any (cluster/schedulers.ts). */
+  cluster: string | null;
+  /** The scheduler's id of the job and its name of this node (SLURM_JOB_ID, SLURMD_NODENAME). */
+  jobId: string | null;
+  nodeName: string | null;
 }

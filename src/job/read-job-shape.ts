@@ -6,12 +6,14 @@
  * would not otherwise get is returned in `fill`, to be exported as PET_*.
  */
 
-import type { ClusterInfo, JobShape } from './job-shape.js';
+import type { ClusterInfo } from '../cluster/schedulers.js';
+import { badValue } from '../errors.js';
+import type { JobShape } from './job-shape.js';
 import { readNnodes } from './nnodes.js';
 import { parsePythonInt } from './python-builtins.js';
 import { readIsHost, readRendezvousConfig } from './rendezvous-config.js';
 import { readMaster } from './rendezvous-master.js';
-import { badValue, clusterSetting, defaultSetting, type Setting } from './setting.js';
+import { clusterSetting, defaultSetting, type Setting } from './setting.js';
 import { parseTorchrunArgs, type TorchrunArgs } from './torchrun-args.js';
 import { checkTorchrunEnvironment, torchrunFlag, torchrunSetting } from './torchrun-environment.js';
 
@@ -52,6 +54,8 @@ export function readJobShape(
     fill,
     clusterPeers: cluster?.peers ?? [],
     cluster: cluster !== null && (filled || cluster.peers.length > 0) ? cluster.kind : null,
+    jobId: cluster?.jobId ?? null,
+    nodeName: cluster?.nodeName ?? null,
     isHost,
   };
 }

@@ -4,10 +4,12 @@
  * every other backend its --rdzv-endpoint; each backend then reads that with
  * `parse_rendezvous_endpoint` and its own default port.
  */
-import type { ClusterInfo, RendezvousEndpoint } from './job-shape.js';
+import type { ClusterInfo } from '../cluster/schedulers.js';
+import { badValue, type Origin } from '../errors.js';
+import type { RendezvousEndpoint } from './job-shape.js';
 import { parsePythonInt } from './python-builtins.js';
 import { readRendezvousEndpoint } from './rendezvous-endpoint.js';
-import { badValue, clusterSetting, defaultSetting, type Origin, type Setting } from './setting.js';
+import { clusterSetting, defaultSetting, type Setting } from './setting.js';
 import type { TorchrunArgs } from './torchrun-args.js';
 import { torchrunSetting } from './torchrun-environment.js';
 

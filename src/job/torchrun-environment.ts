@@ -5,8 +5,10 @@
  * takes the empty string); its `check_env` action sets a flag when
  * bool(int(PET_<DEST>)) is true.
  */
+
+import { badValue } from '../errors.js';
 import { isPythonFloat, parsePythonInt } from './python-builtins.js';
-import { badValue, type Setting } from './setting.js';
+import type { Setting } from './setting.js';
 import type { TorchrunArgs } from './torchrun-args.js';
 import {
   OPTION_BY_DEST,

@@ -1,17 +1,54 @@
 /**
- * `nccl-run init TEMPLATE [--out PATH] [--force]` (SPEC "Command line").
- * Without --out the template goes to stdout. An existing file is replaced only
- * with --force; the check and the write are one open (O_EXCL), so nothing
- * written in between is clobbered. A refusal is a usage error (exit 64), not a
- * configuration error: what fixes it is on the command line (--force, another
- * --out), and nothing in the environment or an env file is wrong.
+ * `nccl-run init TEMPLATE [--out PATH] [--force]` (SPEC "Command line"):
+ * writes one of the files in templates/, as it is: a starting point the user
+ * edits. Without --out the template goes to stdout. An existing file is
+ * replaced only with --force; the check and the write are one open (O_EXCL),
+ * so nothing written in between is clobbered. A refusal is a usage error
+ * (exit 64), not a configuration error: what fixes it is on the command line
+ * (--force, another --out), and nothing in the environment or an env file is wrong.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { TEMPLATE_NAMES, type TemplateName } from './catalog.js';
-import { renderTemplate } from './render-template.js';
 
-export { renderTemplate };
+/** Each template's file, by its path from the package root. */
+export const TEMPLATES = {
+  slurm: 'templates/slurm.sbatch',
+  k8s: 'templates/pytorchjob.yaml',
+  docker: 'Dockerfile.example',
+  compose: 'templates/compose.yaml',
+  env: 'templates/nccl-run.env',
+} as const;
+export type TemplateName = keyof typeof TEMPLATES;
+export const TEMPLATE_NAMES = Object.keys(TEMPLATES) as TemplateName[];
+
+/**
+ * The one-file bundle carries the template files in this constant (an esbuild
+ * define in scripts/bundle.js), since it runs with no package folder around it.
+ */
+declare const NCCL_RUN_TEMPLATES: Record<string, string> | undefined;
+
+/**
+ * A template's text. This module sits two levels below the package root both
+ * as src/templates/init.ts and dist/templates/init.js.
+ */
+export function templateText(name: TemplateName): string {
+  const file = TEMPLATES[name];
+  const embedded = typeof NCCL_RUN_TEMPLATES === 'object' ? NCCL_RUN_TEMPLATES : null;
+  if (embedded !== null) {
+    const text = embedded[file];
+    if (text === undefined) throw new Error(`template file ${file} is missing from the bundle`);
+    return text;
+  }
+  const url = new URL(`../../${file}`, import.meta.url);
+  try {
+    return readFileSync(url, 'utf8');
+  } catch (error) {
+    // Only a broken install gets here: the package's "files" must ship every template.
+    throw new Error(`template file ${file} is missing from this installation (${url.pathname})`, {
+      cause: error,
+    });
+  }
+}
 
 export async function runInit(
   args: { template: string | undefined; out: string | null; force: boolean },
@@ -19,10 +56,10 @@ export async function runInit(
 ): Promise<number> {
   const valid = TEMPLATE_NAMES.join(', ');
   if (args.template === undefined) throw new UsageError(`init: which template? valid: ${valid}`);
-  if (!(TEMPLATE_NAMES as readonly string[]).includes(args.template)) {
+  if (!(TEMPLATE_NAMES as string[]).includes(args.template)) {
     throw new UsageError(`init: unknown template '${args.template}'; valid: ${valid}`);
   }
-  const text = renderTemplate(args.template as TemplateName);
+  const text = templateText(args.template as TemplateName);
   if (args.out === null) {
     await new Promise<void>((resolve, reject) =>
       stdout.write(text, (error) => (error ? reject(error) : resolve())),

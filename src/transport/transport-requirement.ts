@@ -9,7 +9,8 @@ import { ConfigError, type NcclRunError, NoInterfaceError } from '../errors.js';
 import { type IbSettings, netExcludesIb } from './ib-settings.js';
 import type { TransportVerdict } from './transport-verdict.js';
 
-export type RequiredTransport = 'ib';
+export const REQUIRED_TRANSPORTS = ['ib'] as const;
+export type RequiredTransport = (typeof REQUIRED_TRANSPORTS)[number];
 
 /** origin: the flag or variable that asked, e.g. --require-transport. Null when met or not asked. */
 export function transportRequirementError(

@@ -12,14 +12,12 @@
  * Otherwise the strategy is told why and skips. A node that never comes is
  * exit 75, named (SPEC strategy table).
  */
-import type { Options } from '../cli/config.js';
-import { optionError } from '../cli/config.js';
-import { expandHostlist } from '../cluster/slurm-hostlist.js';
 import { ConfigError, UnreachableError } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import { familyOf } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import { createLogger } from '../log.js';
+import type { Options } from '../options/option-table.js';
 import { candidates } from '../resolve/candidates.js';
 import type { ResolveContext } from '../resolve/decision.js';
 import { compareBySpeed } from '../resolve/speed-ranking.js';
@@ -44,12 +42,8 @@ import { ATTEMPT_MS, endpointText } from './wait-for-endpoint.js';
 export interface PublishInput {
   options: Pick<
     Options,
-    'verify' | 'verifyTimeoutMs' | 'probePort' | 'peers' | 'logLevel' | 'logFormat'
+    'verify' | 'verifyTimeout' | 'probePort' | 'peers' | 'logLevel' | 'logFormat'
   >;
-  /** Where --peers came from, for a bad value's message. */
-  peersOrigin?: string;
-  /** The user's environment: SLURM_JOB_ID (the token), SLURMD_NODENAME (this node's name). */
-  env: Record<string, string | undefined>;
   job: JobShape;
   facts: HostFacts;
   /** The context the chain will run with: excludes and family decide what is usable. */
@@ -76,7 +70,7 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
       `the probe port derived from the master port, ${port}, is outside 1-65535: give --probe-port`,
     );
   }
-  const token = jobToken({ master, jobId: input.env.SLURM_JOB_ID ?? null, probePort: port });
+  const token = jobToken({ master, jobId: job.jobId, probePort: port });
   const role = await masterRole(job, master, input.masterAddresses, facts, context.family);
   const target = {
     address: input.masterAddresses.find(
@@ -84,7 +78,7 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
     ) as string,
     port,
   };
-  const deadline = deadlineIn(options.verifyTimeoutMs);
+  const deadline = deadlineIn(options.verifyTimeout);
   const logger = await createLogger(options.logLevel, options.logFormat);
 
   let service: ProbeService | null = null;
@@ -95,7 +89,7 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
       token,
       expected: job.nnodes.max,
       nodeList: job.clusterPeers,
-      restrict: options.peers === null ? null : await resolvePeers(peerList(input), context.family),
+      restrict: options.peers === null ? null : await resolvePeers(options.peers, context.family),
     });
     const wildcard = context.family === 'ipv6' ? '::' : '0.0.0.0';
     try {
@@ -118,7 +112,7 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
   }
   try {
     const node = {
-      name: input.env.SLURMD_NODENAME ?? facts.hostname,
+      name: job.nodeName ?? facts.hostname,
       rank: job.nodeRank?.value ?? null,
     };
     const joined = await joinRegistry({
@@ -184,17 +178,5 @@ function published(
       if (!(error instanceof RangeError) || entries.length === 0) throw error;
       entries.pop();
     }
-  }
-}
-
-function peerList(input: PublishInput): string[] {
-  const text = input.options.peers as string;
-  try {
-    return expandHostlist(text);
-  } catch (error) {
-    throw optionError(
-      input.peersOrigin ?? '--peers',
-      `bad value '${text}': ${(error as Error).message}`,
-    );
   }
 }

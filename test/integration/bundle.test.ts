@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundle } from '../../scripts/bundle.js';
-import { renderTemplate } from '../../src/templates/init.js';
+import { templateText } from '../../src/templates/init.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -180,7 +180,7 @@ describe('the one-file bundle, alone in an empty folder', () => {
     async (name) => {
       const result = await run(['init', name]);
       expect(result.exitCode).toBe(0);
-      expect(result.stdout).toBe(renderTemplate(name).replace(/\n$/, ''));
+      expect(result.stdout).toBe(templateText(name).replace(/\n$/, ''));
     },
   );
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectCluster } from '../../src/cluster/detect-cluster.js';
+import { detectCluster } from '../../src/cluster/schedulers.js';
 import { slurmMasterPort } from '../../src/cluster/slurm-master-port.js';
 import { ConfigError } from '../../src/errors.js';
 
@@ -36,6 +36,8 @@ describe('detectCluster: Slurm', () => {
         nnodes: 4,
         nodeRank: 0,
         peers: ['gpu01', 'gpu02', 'gpu03', 'gpu04'],
+        jobId: '4242',
+        nodeName: null,
       },
     ],
     [
@@ -196,6 +198,8 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
       nnodes: 4,
       nodeRank: rank,
       peers: BERT_PEERS,
+      jobId: null,
+      nodeName: null,
     });
   });
 
@@ -214,6 +218,8 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
       nnodes: 2,
       nodeRank: 1,
       peers: ['bert-master-0', 'bert-worker-0'],
+      jobId: null,
+      nodeName: null,
     });
   });
 
@@ -238,6 +244,8 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
       nnodes: null,
       nodeRank: null,
       peers: [],
+      jobId: null,
+      nodeName: null,
     });
   });
 

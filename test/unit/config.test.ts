@@ -2,14 +2,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { settleOptions } from '../../src/cli/config.js';
 import { splitArgv } from '../../src/cli/split-argv.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
+import { OPTIONS, type Options, oneOf, option } from '../../src/options/option-table.js';
+import { settleOptions } from '../../src/options/settle-options.js';
 
 const emptyDir = () => mkdtempSync(join(tmpdir(), 'nccl-run-config-'));
 
 function settle(own: string[], env: Record<string, string> = {}, cwd = emptyDir()) {
-  return settleOptions(splitArgv(own).flags, env, cwd, false);
+  return settleOptions(splitArgv(own).flags, env, cwd, { isTty: false });
 }
 
 describe('settleOptions: precedence flag > environment > env file > default', () => {
@@ -20,7 +21,7 @@ describe('settleOptions: precedence flag > environment > env file > default', ()
       strategy: ['explicit', 'local', 'subnet', 'route', 'speed'],
       family: 'auto',
       verify: 'master',
-      verifyTimeoutMs: 60_000,
+      verifyTimeout: 60_000,
       cluster: 'auto',
       torchrun: ['torchrun'],
       format: 'shell',
@@ -43,9 +44,12 @@ describe('settleOptions: precedence flag > environment > env file > default', ()
     expect(options.iface).toEqual(['from-flag']);
     expect(options.verify).toBe('local');
     expect(options.family).toBe('ipv6');
-    expect(sources.iface).toBe('--iface');
-    expect(sources.verify).toBe('NCCL_RUN_VERIFY');
-    expect(sources.family).toMatch(/^NCCL_RUN_FAMILY in .*nccl-run\.env$/);
+    expect(sources.iface).toEqual({ name: '--iface', from: 'flag' });
+    expect(sources.verify).toEqual({ name: 'NCCL_RUN_VERIFY', from: 'env' });
+    expect(sources.family).toMatchObject({
+      name: expect.stringMatching(/^NCCL_RUN_FAMILY in .*nccl-run\.env$/),
+      from: 'env-file',
+    });
   });
 
   it('passes env-file keys that are not NCCL_RUN_* to torchrun', () => {
@@ -78,7 +82,7 @@ describe('settleOptions: precedence flag > environment > env file > default', ()
     ]);
     expect(options.iface).toEqual(['ens3f0', 'ens3f1']);
     expect(options.strategy).toEqual(['explicit', 'route', 'speed']);
-    expect(options.verifyTimeoutMs).toBe(1500);
+    expect(options.verifyTimeout).toBe(1500);
     expect(options.probePort).toBe(29501);
     expect(options.torchrun).toEqual(['python3', '-m', 'torch.distributed.run']);
     expect(options.ncclDebug).toBe('INFO');
@@ -149,13 +153,13 @@ describe('settleOptions: bad variables and env files are configuration errors (7
   });
 
   it('reads --min-bandwidth into Mbit/s, and refuses it below --verify peers, where nothing measures', () => {
-    expect(settle(['--verify', 'peers', '--min-bandwidth', '2GB/s']).options.minBandwidthMbps).toBe(
+    expect(settle(['--verify', 'peers', '--min-bandwidth', '2GB/s']).options.minBandwidth).toBe(
       16_000,
     );
     expect(
       settle([], { NCCL_RUN_VERIFY: 'peers', NCCL_RUN_MIN_BANDWIDTH: '500mbit' }).options,
     ).toMatchObject({
-      minBandwidthMbps: 500,
+      minBandwidth: 500,
     });
     const attempt = () => settle(['--min-bandwidth', '1gbit']);
     expect(attempt).toThrow(ConfigError);
@@ -170,3 +174,61 @@ describe('settleOptions: bad variables and env files are configuration errors (7
     );
   });
 });
+
+describe('the option table', () => {
+  it('gives every option its value type from its schema and default', () => {
+    // Compile-time checks (npm run lint runs tsc over the tests): a default
+    // outside the schema's values and a misspelt option are type errors.
+    option({
+      ...oneOf(['auto', 'ipv4']),
+      group: 'Interface',
+      describe: 'test',
+      // @ts-expect-error 'ipv5' is none of the schema's values
+      default: 'ipv5',
+    });
+    // @ts-expect-error the options are camelCase: verifyTimeout, not verifyTimeoutMs
+    const misspelt: Options['verifyTimeoutMs'] = 1;
+    const timeout: Options['verifyTimeout'] = 1;
+    // An option without a default is null when not given.
+    const facts: Options['facts'] = null;
+    expect([misspelt, timeout, facts]).toEqual([1, 1, null]);
+  });
+
+  it('has a variable for every option, which settles as the flag does', () => {
+    for (const [name, spec] of Object.entries(OPTIONS)) {
+      const raw = spec.type === 'boolean' ? 'yes' : sample[name as keyof typeof OPTIONS];
+      const fromFlag = settle([`--${name}=${raw}`, '--verify=peers']).options;
+      const fromEnv = settle(['--verify=peers'], {
+        [`NCCL_RUN_${name.toUpperCase().replaceAll('-', '_')}`]: String(raw),
+      }).options;
+      expect(fromEnv, name).toEqual(fromFlag);
+    }
+  });
+});
+
+/** A valid value for every option that takes one. */
+const sample: Record<keyof typeof OPTIONS, string> = {
+  iface: 'eth0',
+  strategy: 'explicit,route',
+  exclude: '=eth1',
+  'no-default-excludes': 'yes',
+  family: 'ipv6',
+  facts: 'facts.json',
+  verify: 'peers',
+  'verify-timeout': '2m',
+  'require-transport': 'ib',
+  peers: 'n[1-2]',
+  'probe-port': '29501',
+  'min-bandwidth': '1gbit',
+  cluster: 'none',
+  'nccl-debug': 'info',
+  'nccl-debug-subsys': 'INIT',
+  force: 'yes',
+  torchrun: 'python3 -m torch.distributed.run',
+  'env-file': '/dev/null',
+  'dry-run': 'yes',
+  json: 'yes',
+  format: 'json',
+  'log-level': 'warn',
+  'log-format': 'pretty',
+};

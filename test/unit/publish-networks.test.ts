@@ -49,14 +49,13 @@ function node(
   return {
     options: {
       verify: 'peers',
-      verifyTimeoutMs: 1_000,
+      verifyTimeout: 1_000,
       probePort,
       peers: null,
       logLevel: 'silent',
       logFormat: 'json',
       ...extra,
     },
-    env: {},
     job: makeJob({
       master: { host: '127.0.0.1', port: 29500, source: 'test' },
       nnodes: { min: nnodes, max: nnodes, source: 'test' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRate } from '../../src/cli/rate.js';
+import { parseRate } from '../../src/options/rate.js';
 import { formatRate } from '../../src/verify/measure-bandwidth.js';
 
 describe('parseRate (SPEC --min-bandwidth)', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { ClusterInfo } from '../../src/cluster/schedulers.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
-import type { ClusterInfo, JobShape } from '../../src/job/job-shape.js';
+import type { JobShape } from '../../src/job/job-shape.js';
 import { readJobShape } from '../../src/job/read-job-shape.js';
 
 const SLURM: ClusterInfo = {
@@ -10,6 +11,8 @@ const SLURM: ClusterInfo = {
   nnodes: 4,
   nodeRank: 2,
   peers: ['node01', 'node02', 'node03', 'node04'],
+  jobId: '4242',
+  nodeName: 'node03',
 };
 
 /** What the Kubeflow operator sets for a PyTorchJob worker, as detectCluster reads it. */
@@ -26,6 +29,8 @@ const K8S: ClusterInfo = {
   nnodes: 3,
   nodeRank: 1,
   peers: ['job-master-0', 'job-worker-0', 'job-worker-1'],
+  jobId: null,
+  nodeName: null,
 };
 
 const NO_CLUSTER_VALUES: ClusterInfo = {
@@ -35,6 +40,8 @@ const NO_CLUSTER_VALUES: ClusterInfo = {
   nnodes: null,
   nodeRank: null,
   peers: [],
+  jobId: null,
+  nodeName: null,
 };
 
 interface Row {

@@ -113,6 +113,13 @@ const rows: [string, string[], string, Flags, string[]][] = [
   ],
   ['--out is init’s only', ['--out', 'x'], 'run', {}, ['--out', 'x']],
   [
+    'init takes --force and --help, and no job option (init refuses what is left)',
+    ['init', 'slurm', '--force', '--help', '--iface', 'x'],
+    'init',
+    { force: true, help: true },
+    ['--iface', 'x'],
+  ],
+  [
     'non-ASCII passes untouched',
     ['--iface', 'lo', 'träin.py', '—x'],
     'run',
