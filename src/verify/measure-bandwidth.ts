@@ -8,11 +8,11 @@
  * the path drains them cannot flatter it. One stream per node at once, and
  * in a ring every link carries one: the figure is the path's, not a share.
  */
-import { connect } from 'node:net';
 import { formatSeconds } from './clock.js';
 import type { Endpoint } from './connect-once.js';
-import { encodeMessage, MessageReader } from './probe-protocol.js';
-import { classifySocketError, type ReachFailure } from './reach-error.js';
+import { probeRequest } from './probe-dial.js';
+import { encodeMessage } from './probe-protocol.js';
+import type { ReachFailure } from './reach-error.js';
 
 /** SPEC: "for about a second". */
 export const BANDWIDTH_WINDOW_MS = 1_000;
@@ -34,34 +34,13 @@ export interface StreamOptions {
 }
 
 export function streamTo(options: StreamOptions): Promise<StreamOutcome> {
-  return new Promise((resolve) => {
-    const socket = connect({
-      host: options.target.address,
-      port: options.target.port,
-      localAddress: options.localAddress,
-    });
-    let stopped = false;
-    const settle = (outcome: StreamOutcome) => {
-      if (stopped) return;
-      stopped = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(outcome);
-    };
-    const limit = options.windowMs + options.attemptMs;
-    const timer = setTimeout(
-      () =>
-        settle({
-          ok: false,
-          error: 'timed out',
-          detail: `no count back in ${formatSeconds(limit)}`,
-        }),
-      limit,
-    );
-    const pump = () => {
-      while (!stopped && socket.write(CHUNK));
-    };
-    socket.once('connect', () => {
+  const limit = options.windowMs + options.attemptMs;
+  return probeRequest<Extract<StreamOutcome, { ok: true }>>({
+    target: options.target,
+    localAddress: options.localAddress,
+    limitMs: limit,
+    timedOut: () => ({ error: 'timed out', detail: `no count back in ${formatSeconds(limit)}` }),
+    onConnect: (socket, settled) => {
       socket.write(
         encodeMessage({
           kind: 'stream',
@@ -70,26 +49,18 @@ export function streamTo(options: StreamOptions): Promise<StreamOutcome> {
           address: options.localAddress,
         }),
       );
+      const pump = () => {
+        while (!settled() && socket.write(CHUNK));
+      };
       socket.on('drain', pump);
       pump();
-    });
-    const reader = new MessageReader();
-    socket.on('data', (chunk: Buffer) => {
-      const [first] = reader.push(chunk);
-      if (first === undefined) return;
-      if (first.kind === 'invalid')
-        return settle({ ok: false, error: 'no handshake', detail: first.reason });
-      const answer = first.message;
-      if (answer.kind === 'received' && answer.token === options.token) {
-        const mbps = (answer.bytes * 8) / (answer.ms * 1_000);
-        return settle({ ok: true, mbps, bytes: answer.bytes, ms: answer.ms });
-      }
-      settle({ ok: false, error: 'no handshake', detail: `unexpected ${answer.kind}` });
-    });
-    socket.once('end', () =>
-      settle({ ok: false, error: 'no handshake', detail: 'closed without a count' }),
-    );
-    socket.once('error', (error) => settle({ ok: false, ...classifySocketError(error) }));
+    },
+    answer: (answer) => {
+      if (answer.kind !== 'received' || answer.token !== options.token) return undefined;
+      const mbps = (answer.bytes * 8) / (answer.ms * 1_000);
+      return { ok: true, mbps, bytes: answer.bytes, ms: answer.ms };
+    },
+    closedDetail: 'closed without a count',
   });
 }
 
