@@ -1,17 +1,23 @@
 /**
- * The data flow of one invocation, top to bottom (STYLE.md):
- * job shape (and the NCCL it loads, with NCCL's own files) → host facts →
- * master → decision → variables → what NCCL and Gloo will bind.
+ * The data flow of one invocation (STYLE.md), in two stages:
+ * - readInputs: everything from outside, read once and overlapped where it
+ *   can be: NCCL's version and files, the scheduler, the job's shape, the
+ *   host's facts, the names (master, hostname, NCCL_COMM_ID), the kernel's
+ *   routes to the master, and for `agree` the round with the other nodes;
+ * - decide: pure. The chain, the variables, the warnings, what NCCL and
+ *   Gloo will bind, the data plane.
  * Verification and launch happen in main, after whatever the command prints.
  */
 import { detectCluster } from './cluster/schedulers.js';
+import { type MachineNames, machineNames, storeHostQuestion } from './env/c10d-store-host.js';
 import { exportVariables, type Variables } from './env/export-variables.js';
+import { userValue } from './env/exported-variables.js';
+import { otherMasterAddr } from './env/master-network.js';
 import { ncclPicture } from './env/nccl-picture.js';
-import { userValue } from './env/user-value.js';
 import { ConfigError, NoInterfaceError, originText } from './errors.js';
-import type { HostFacts, RouteAnswer } from './host/host-facts.js';
+import type { Family, HostFacts, RouteAnswer } from './host/host-facts.js';
 import { familyOf, isLinkLocalAddress } from './host/ip-address.js';
-import { readNcclConf } from './host/nccl-conf.js';
+import { type NcclConf, readNcclConf } from './host/nccl-conf.js';
 import { findNcclVersion, type NcclVersion } from './host/nccl-version.js';
 import { readHostFacts } from './host/read-host-facts.js';
 import { routeTo } from './host/routes.js';
@@ -23,8 +29,7 @@ import { buildExcludes } from './resolve/excludes.js';
 import { resolveMaster } from './resolve/master.js';
 import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './resolve/nccl-pick.js';
 import { runChain } from './resolve/run-chain.js';
-import { settleFamily } from './resolve/settle-family.js';
-import { isSingleNode } from './resolve/single-node.js';
+import { isSingleNode } from './resolve/strategies/local.js';
 import { assessTransport, type Transport } from './transport/assess-transport.js';
 
 export interface MasterInfo {
@@ -58,6 +63,28 @@ export interface Plan {
   childEnv: Record<string, string>;
 }
 
+/** Everything a plan reads from outside this process, read once. */
+interface Inputs {
+  /** The env file's extra keys below the process environment: what the user set. */
+  userEnv: Record<string, string>;
+  processEnv: Record<string, string>;
+  ncclVersion: NcclVersion | null;
+  rules: NcclRules;
+  /** NCCL's own files: the user's settings too, below the environment, as NCCL reads them. */
+  conf: NcclConf;
+  job: JobShape;
+  facts: HostFacts;
+  master: MasterInfo | null;
+  routesToMaster: RouteAnswer[];
+  /** The context the chain runs with, the other nodes' networks included for `agree`. */
+  context: ResolveContext;
+  /** What the hostname resolves to, in getaddrinfo's order, as Gloo and torch's store rule resolve it. */
+  hostnameAddresses: string[];
+  commIdAddress: string | null;
+  masterAddrAddresses: string[];
+  machine: MachineNames | null;
+}
+
 /**
  * What a plan had learned when one of its steps failed: `explain` prints it
  * with the error (SPEC "Outputs"), so that `explain --json > report.json`
@@ -88,11 +115,12 @@ export async function makePlan(
   torchrunArgv: readonly string[],
   settled: Settled,
   env: NodeJS.ProcessEnv,
-  options: { linkDetails?: boolean } = {},
+  { linkDetails = true }: { linkDetails?: boolean } = {},
 ): Promise<Plan> {
   const progress: Progress = {};
   try {
-    return await planSteps(torchrunArgv, settled, env, options, progress);
+    const inputs = await readInputs(torchrunArgv, settled, env, linkDetails, progress);
+    return decide(inputs, settled, torchrunArgv);
   } catch (error) {
     if (progress.job !== undefined && typeof error === 'object' && error !== null) {
       learnedBefore.set(error, {
@@ -107,26 +135,21 @@ export async function makePlan(
   }
 }
 
-async function planSteps(
+async function readInputs(
   torchrunArgv: readonly string[],
   settled: Settled,
   env: NodeJS.ProcessEnv,
-  { linkDetails = true }: { linkDetails?: boolean },
+  linkDetails: boolean,
   progress: Progress,
-): Promise<Plan> {
-  const { options, envFileExtras } = settled;
-  // The env file's extra keys count as set by the user, below the process environment.
+): Promise<Inputs> {
+  const { options } = settled;
   const processEnv = definedOnly(env);
-  const userEnv = { ...envFileExtras, ...processEnv };
-  // NCCL's own files are the user's settings too, below the environment, as NCCL reads them;
-  // they never go into the child's environment (NCCL reads them itself).
+  const userEnv = { ...settled.envFileExtras, ...processEnv };
+  // NCCL's files never go into the child's environment: NCCL reads them itself.
   const ncclVersion = findNcclVersion(userEnv);
-  const rules = ncclRules(ncclVersion?.version ?? null);
   const conf = readNcclConf(userEnv, ncclVersion?.version ?? null);
-  const ncclView = { ...conf.values, ...userEnv };
 
-  const cluster = detectCluster(options.cluster, userEnv);
-  const job = readJobShape(torchrunArgv, userEnv, cluster);
+  const job = readJobShape(torchrunArgv, userEnv, detectCluster(options.cluster, userEnv));
   progress.job = job;
   // The host's facts are read while the master's name resolves and the kernel
   // is asked for the route to it: three independent waits, overlapped.
@@ -143,31 +166,28 @@ async function planSteps(
   const masterAddresses = job.master ? await resolveMaster(job.master.host) : [];
   const master = job.master && { ...job.master, addresses: masterAddresses };
   progress.master = master;
-  if (master && masterAddresses.length > 0 && masterAddresses.every(isLinkLocalAddress)) {
-    // SPEC: 78 at once, not a minute of EINVAL retries at the connect.
-    throw new ConfigError(
-      `the master ${master.host} (${master.source}) resolves only to the link-local ${masterAddresses.join(', ')}, which NCCL, Gloo and torch's store cannot use without a scope: give the master's global address or a name that resolves to one`,
-    );
-  }
-  const family = settleFamily(options.family, masterAddresses);
+  const family = settleFamily(settled, master);
   const wanted = masterAddresses.filter((address) => familyOf(address) === family);
-  if (master && wanted.length === 0) {
-    // Only an explicit --family can disagree with the master (auto follows it).
-    const origin = settled.sources.family ? originText(settled.sources.family) : '--family';
-    throw new ConfigError(
-      `${origin}=${options.family} conflicts with the master ${master.host}, which resolves only to ${masterAddresses.join(', ')}; use --family auto or ${family === 'ipv4' ? 'ipv6' : 'ipv4'}`,
-    );
-  }
   const [facts, routesToMaster] = await Promise.all([
     factsRead,
     wanted.length > 0 ? routeTo(wanted, factsRead, options.facts === null) : [],
   ]);
+  const ncclView = { ...conf.values, ...userEnv };
   const commId = ncclView.NCCL_COMM_ID;
-  const [hostnameAddresses, commIdAddress] = await Promise.all([
+  const commIdName = commId === undefined ? null : commIdHost(commId);
+  const masterAddr = otherMasterAddr(job);
+  const [hostnameAddresses, commIdAddresses, masterAddrAddresses] = await Promise.all([
     lookupAll(facts.hostname),
-    commId === undefined ? null : resolveCommId(commId),
+    commIdName === null ? [] : lookupAll(commIdName),
+    masterAddr === null ? [] : lookupAll(masterAddr),
   ]);
+  const question = storeHostQuestion(job, facts, masterAddresses);
+  const machine =
+    question === null
+      ? null
+      : await machineNames(question.endpoint, facts.hostname, hostnameAddresses);
 
+  const rules = ncclRules(ncclVersion?.version ?? null);
   const context: ResolveContext = {
     explicitInterfaces: options.iface,
     userNcclIfname: options.force ? null : userValue(ncclView, 'NCCL_SOCKET_IFNAME'),
@@ -184,30 +204,47 @@ async function planSteps(
   // probe service before the chain runs; the strategy decides from that.
   if (options.strategy.includes('agree')) {
     const { publishNetworks } = await import('./verify/publish-networks.js');
-    context.agreement = await publishNetworks({
-      options,
-      job,
-      facts,
-      context,
-      masterAddresses,
-    });
+    context.agreement = await publishNetworks({ options, job, facts, context, masterAddresses });
   }
+  return {
+    userEnv,
+    processEnv,
+    ncclVersion,
+    rules,
+    conf,
+    job,
+    facts,
+    master,
+    routesToMaster,
+    context,
+    hostnameAddresses,
+    // ncclSocketGetAddrFromString takes getaddrinfo's first answer.
+    commIdAddress: commIdAddresses[0] ?? null,
+    masterAddrAddresses,
+    machine,
+  };
+}
+
+/** The chain, the variables and what NCCL and Gloo will bind: from the inputs alone. */
+function decide(inputs: Inputs, settled: Settled, torchrunArgv: readonly string[]): Plan {
+  const { options } = settled;
+  const { job, facts, master, context, conf, userEnv, routesToMaster } = inputs;
   const decision = runChain(options.strategy, facts, context);
   const originOf = (name: string) =>
-    conf.origins[name] ?? (name in processEnv ? 'the environment' : 'the env file');
-  const exported = await exportVariables({
+    conf.origins[name] ?? (name in inputs.processEnv ? 'the environment' : 'the env file');
+  const exported = exportVariables({
     decision,
-    facts,
     job,
-    env: ncclView,
+    options,
+    facts,
+    env: { ...conf.values, ...userEnv },
     force: options.force,
-    ncclDebug: options.ncclDebug,
-    ncclDebugSubsys: options.ncclDebugSubsys,
     routesToMaster,
-    masterAddresses,
+    masterAddresses: master?.addresses ?? [],
+    masterAddrAddresses: inputs.masterAddrAddresses,
+    machine: inputs.machine,
     excludes: context.excludes,
     origin: originOf,
-    requireTransport: options.requireTransport,
   });
 
   const childEnv = { ...userEnv, ...exported.set };
@@ -226,8 +263,8 @@ async function planSteps(
       keptIfname === undefined
         ? null
         : { value: keptIfname, from: keptFrom.NCCL_SOCKET_IFNAME ?? 'the environment' },
-    commIdAddress,
-    hostnameAddresses,
+    commIdAddress: inputs.commIdAddress,
+    hostnameAddresses: inputs.hostnameAddresses,
   });
   // NCCL reads its IB settings as it reads the socket ones: torchrun's environment over its files.
   const transport = assessTransport({
@@ -239,16 +276,6 @@ async function planSteps(
     ),
     setIn: originOf,
   });
-  const variables: Variables = {
-    ...exported,
-    warnings: [
-      ...picture.settingWarnings,
-      ...exported.warnings,
-      ...transport.warnings,
-      ...(picture.bindWarning === null ? [] : [picture.bindWarning]),
-    ],
-  };
-
   return {
     job,
     facts,
@@ -256,9 +283,17 @@ async function planSteps(
     context,
     routesToMaster,
     decision,
-    variables,
+    variables: {
+      ...exported,
+      warnings: [
+        ...picture.settingWarnings,
+        ...exported.warnings,
+        ...transport.warnings,
+        ...(picture.bindWarning === null ? [] : [picture.bindWarning]),
+      ],
+    },
     keptFrom,
-    nccl: { version: ncclVersion, rules, pick: picture.pick },
+    nccl: { version: inputs.ncclVersion, rules: inputs.rules, pick: picture.pick },
     unmanaged: picture.unmanaged,
     transport,
     peers: options.peers ?? job.clusterPeers,
@@ -267,17 +302,39 @@ async function planSteps(
   };
 }
 
-/** What a name resolves to, in getaddrinfo's order, as Gloo resolves the hostname; none on failure. */
+/**
+ * SPEC --family: auto follows the master's (first) address, else IPv4. A
+ * master NCCL, Gloo and the store cannot use, or one only an explicit
+ * --family disagrees with, is a configuration error at once.
+ */
+function settleFamily({ options, sources }: Settled, master: MasterInfo | null): Family {
+  const addresses = master?.addresses ?? [];
+  if (master && addresses.length > 0 && addresses.every(isLinkLocalAddress)) {
+    // SPEC: 78 at once, not a minute of EINVAL retries at the connect.
+    throw new ConfigError(
+      `the master ${master.host} (${master.source}) resolves only to the link-local ${addresses.join(', ')}, which NCCL, Gloo and torch's store cannot use without a scope: give the master's global address or a name that resolves to one`,
+    );
+  }
+  const family: Family =
+    options.family !== 'auto'
+      ? options.family
+      : addresses[0] !== undefined && familyOf(addresses[0]) === 'ipv6'
+        ? 'ipv6'
+        : 'ipv4';
+  if (master && !addresses.some((address) => familyOf(address) === family)) {
+    // Only an explicit --family can disagree with the master (auto follows it).
+    const origin = sources.family ? originText(sources.family) : '--family';
+    throw new ConfigError(
+      `${origin}=${options.family} conflicts with the master ${master.host}, which resolves only to ${addresses.join(', ')}; use --family auto or ${family === 'ipv4' ? 'ipv6' : 'ipv4'}`,
+    );
+  }
+  return family;
+}
+
+/** What a name resolves to, in getaddrinfo's order; none on failure. */
 async function lookupAll(name: string): Promise<string[]> {
   if (name === '') return [];
   return resolveMaster(name).catch(() => []);
-}
-
-/** NCCL_COMM_ID's address: ncclSocketGetAddrFromString takes getaddrinfo's first answer. */
-async function resolveCommId(value: string): Promise<string | null> {
-  const host = commIdHost(value);
-  if (host === null) return null;
-  return (await lookupAll(host))[0] ?? null;
 }
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -73,32 +73,64 @@ export async function storeHostRule(
 ): Promise<StoreHostRule> {
   const byName = endpoint === 'localhost' || endpoint === hostname;
   const addresses = byName ? [] : await addressesOf(hostname);
-  // Only a name other than those can match by the canonical name.
-  const canonicalName = byName || isIP(endpoint) !== 0 ? null : await canonicalNameOf(addresses);
-  return matchesMachineHostname(endpoint, endpointAddresses, {
-    hostname,
-    addresses,
-    canonicalName,
-  });
+  return matchesMachineHostname(
+    endpoint,
+    endpointAddresses,
+    await machineNames(endpoint, hostname, addresses),
+  );
 }
 
 /**
- * A c10d endpoint that is this node's address (given as one, or as a name
- * that resolves to one) where torch, 1.13 or 2.x, will not host the store;
- * null when there is nothing to say.
+ * What torch compares `endpoint` with: the hostname, its addresses (as
+ * getaddrinfo gives them) and, only for a name other than those, its
+ * canonical name, which is the one lookup this makes.
  */
-export async function c10dStoreHostWarning(
+export async function machineNames(
+  endpoint: string,
+  hostname: string,
+  hostnameAddresses: readonly string[],
+): Promise<MachineNames> {
+  const byName = endpoint === 'localhost' || endpoint === hostname || isIP(endpoint) !== 0;
+  return {
+    hostname,
+    addresses: [...hostnameAddresses],
+    canonicalName: byName ? null : await canonicalNameOf(hostnameAddresses),
+  };
+}
+
+/**
+ * The c10d endpoint host when torch's rule must be asked about it: a c10d
+ * rendezvous without is_host whose endpoint is this node's address (given
+ * as one, or as a name that resolves to one); null otherwise.
+ */
+export function storeHostQuestion(
   job: JobShape,
   facts: HostFacts,
   endpointAddresses: readonly string[],
-): Promise<string | null> {
+): { endpoint: string; own: string } | null {
   const endpoint = job.master?.host;
   if (job.rdzvBackend !== 'c10d' || endpoint === undefined || job.isHost !== null) return null;
   const own = endpointAddresses.find(
     (address) => interfaceHolding(facts.interfaces, address) !== undefined,
   );
-  if (own === undefined) return null;
-  const rule = await storeHostRule(endpoint, endpointAddresses, facts.hostname);
+  return own === undefined ? null : { endpoint, own };
+}
+
+/**
+ * The warning for a c10d endpoint that is this node's address where torch,
+ * 1.13 or 2.x, will not host the store; null when there is nothing to say.
+ * machine: what plan.ts looked up for storeHostQuestion's endpoint.
+ */
+export function c10dStoreHostWarning(
+  job: JobShape,
+  facts: HostFacts,
+  endpointAddresses: readonly string[],
+  machine: MachineNames | null,
+): string | null {
+  const question = storeHostQuestion(job, facts, endpointAddresses);
+  if (question === null || machine === null) return null;
+  const { endpoint, own } = question;
+  const rule = matchesMachineHostname(endpoint, endpointAddresses, machine);
   if (rule.torch113 && rule.torch2) return null;
   const fix = 'add --rdzv-conf is_host=1 on this node';
   const stall = 'no node would host it and the rendezvous would wait until it times out';

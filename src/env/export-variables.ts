@@ -1,47 +1,37 @@
 /**
  * The variables nccl-run exports, what it left alone, and what the user
- * should hear about (SPEC "What it exports" and "Warnings"). SPEC's warning
- * for a hostname that resolves to loopback with no Gloo interface set cannot
- * arise: GLOO_SOCKET_IFNAME is always set here or kept from the user. The order is
+ * should hear about (SPEC "What it exports" and "Warnings"). Pure: plan.ts
+ * has read the host, the names and the routes. SPEC's warning for a hostname
+ * that resolves to loopback with no Gloo interface set cannot arise:
+ * GLOO_SOCKET_IFNAME is always set here or kept from the user. The order is
  * SPEC's table, then the warnings in the order a user would fix them: their
  * own settings first, then the host, then the job's addresses.
  */
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Decision, ExcludeRule } from '../resolve/decision.js';
-import { buildExcludes } from '../resolve/excludes.js';
-import type { RequiredTransport } from '../transport/transport-requirement.js';
-import { c10dStoreHostWarning } from './c10d-store-host.js';
+import { c10dStoreHostWarning, type MachineNames } from './c10d-store-host.js';
+import { type ExportInput, keptWarnings, settleVariables } from './exported-variables.js';
 import { fasterInterfaceWarning } from './faster-interface.js';
-import { checkGlooIfname } from './gloo-ifname.js';
 import { coverageWarnings } from './interface-coverage.js';
 import { loopbackMasterWarning } from './loopback-master.js';
 import { masterNetworkWarning } from './master-network.js';
-import { settleVariables } from './settle-variables.js';
-import { socketFamilyWarning } from './socket-family.js';
-import { wantedVariables } from './wanted-variables.js';
 
-export interface VariablesInput {
-  decision: Decision;
+export interface VariablesInput extends ExportInput {
   facts: HostFacts;
-  job: JobShape;
-  /** The process environment (what the user set). */
-  env: NodeJS.ProcessEnv;
+  /** What the user set: the environment over the env file over NCCL's files. */
+  env: Readonly<Record<string, string | undefined>>;
   force: boolean;
-  ncclDebug: string | null;
-  ncclDebugSubsys: string | null;
-  routesToMaster: RouteAnswer[];
-  masterAddresses: string[];
-  /**
-   * The exclude rules the chain ran with (ResolveContext.excludes), so that
-   * no warning recommends an interface the user excluded. SPEC's default
-   * list when not given.
-   */
-  excludes?: ExcludeRule[];
+  routesToMaster: readonly RouteAnswer[];
+  masterAddresses: readonly string[];
+  /** What the job's --master-addr resolves to where a c10d endpoint is not it (master-network.ts). */
+  masterAddrAddresses: readonly string[];
+  /** What torch compares a c10d endpoint with to host the store; null where it is not asked. */
+  machine: MachineNames | null;
+  /** The exclude rules the chain ran with, so that no warning recommends an excluded interface. */
+  excludes: ExcludeRule[];
   /** Where a variable the user set came from, for the messages that name it. */
-  origin?: (name: string) => string;
-  /** --require-transport, which also sets NCCL_NET. */
-  requireTransport?: RequiredTransport | null;
+  origin: (name: string) => string;
 }
 
 export interface Variables {
@@ -53,36 +43,18 @@ export interface Variables {
 }
 
 /** SPEC "What it exports": the variables, what was kept, and the warnings. ConfigError for a Gloo or TensorPipe interface that cannot work. */
-export async function exportVariables(input: VariablesInput): Promise<Variables> {
+export function exportVariables(input: VariablesInput): Variables {
   const { decision, facts, job } = input;
-  const wanted = wantedVariables(
-    decision,
-    job,
-    input.ncclDebug,
-    input.ncclDebugSubsys,
-    input.requireTransport ?? null,
-  );
-  const { set, kept, warnings } = settleVariables(wanted, input.env, input.force);
-
+  const { set, kept, warnings } = settleVariables(input, input.env, input.force);
   const ncclIfname = kept.NCCL_SOCKET_IFNAME ?? set.NCCL_SOCKET_IFNAME ?? `=${decision.interface}`;
-  for (const variable of ['GLOO_SOCKET_IFNAME', 'TP_SOCKET_IFNAME'] as const) {
-    const value = kept[variable];
-    if (value === undefined) continue;
-    const from = input.origin?.(variable) ?? 'the environment';
-    warnings.push(
-      ...checkGlooIfname(variable, value, { ncclIfname, chosen: decision.interface, facts, from }),
-    );
-  }
-  warnings.push(...coverageWarnings(kept, decision.interface, input.routesToMaster));
-  const userFamily = kept.NCCL_SOCKET_FAMILY;
-  const family = userFamily === undefined ? null : socketFamilyWarning(userFamily, decision);
-
-  const excludes = input.excludes ?? buildExcludes([], false);
+  warnings.push(
+    ...keptWarnings(kept, (name) => ({ decision, facts, ncclIfname, from: input.origin(name) })),
+    ...coverageWarnings(kept, decision.interface, input.routesToMaster),
+  );
   const later = [
-    family,
-    fasterInterfaceWarning(facts, decision, excludes, input.masterAddresses),
-    await masterNetworkWarning(job, facts, decision, input.routesToMaster),
-    await c10dStoreHostWarning(job, facts, input.masterAddresses),
+    fasterInterfaceWarning(facts, decision, input.excludes, input.masterAddresses),
+    masterNetworkWarning(job, facts, decision, input.routesToMaster, input.masterAddrAddresses),
+    c10dStoreHostWarning(job, facts, input.masterAddresses, input.machine),
     loopbackMasterWarning(job, input.masterAddresses),
   ];
   for (const warning of later) if (warning !== null) warnings.push(warning);

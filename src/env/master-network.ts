@@ -8,26 +8,32 @@
  */
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import { familyOf, interfaceHolding } from '../host/ip-address.js';
-import { routeTo } from '../host/routes.js';
+import { replayRoutes } from '../host/routes.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Decision } from '../resolve/decision.js';
-import { resolveMaster } from '../resolve/master.js';
 
-export async function masterNetworkWarning(
+/** The --master-addr to compare with the endpoint, when there is one (plan.ts resolves it). */
+export function otherMasterAddr(job: JobShape): string | null {
+  const { master, masterAddr } = job;
+  return master === null || masterAddr === null || masterAddr === master.host ? null : masterAddr;
+}
+
+/** masterAddrAddresses: what otherMasterAddr resolves to; none when it does not (torchrun never reads it here). */
+export function masterNetworkWarning(
   job: JobShape,
   facts: HostFacts,
   decision: Decision,
   routesToMaster: readonly RouteAnswer[],
-): Promise<string | null> {
+  masterAddrAddresses: readonly string[],
+): string | null {
   const endpoint = job.master;
-  const masterAddr = job.masterAddr;
-  if (endpoint === null || masterAddr === null || masterAddr === endpoint.host) return null;
+  const masterAddr = otherMasterAddr(job);
+  if (endpoint === null || masterAddr === null) return null;
 
-  const resolved = await addressesOf(masterAddr);
-  const wanted = resolved.filter((address) => familyOf(address) === decision.family);
+  const wanted = masterAddrAddresses.filter((address) => familyOf(address) === decision.family);
   if (wanted.length === 0) return null;
   // Replay over the facts' routing table: the same answer for a live host and a --facts snapshot.
-  const masterAddrRoutes = await routeTo(wanted, facts, false);
+  const masterAddrRoutes = replayRoutes(wanted, facts);
 
   const endpointNetworks = networksOf(routesToMaster, facts, decision);
   const masterAddrNetworks = networksOf(masterAddrRoutes, facts, decision);
@@ -38,11 +44,6 @@ export async function masterNetworkWarning(
   const resolvedTo =
     wanted.length === 1 && wanted[0] === masterAddr ? '' : ` (${wanted.join(', ')})`;
   return `master address ${masterAddr}${resolvedTo} is reached via ${via(masterAddrNetworks)}, but the ${job.rdzvBackend} rendezvous endpoint ${endpoint.host} via ${via(endpointNetworks)}: different networks; torchrun meets at the endpoint, so the job uses ${decision.interface}`;
-}
-
-/** Every address a name resolves to; none when it does not resolve (torchrun never reads it here). */
-function addressesOf(host: string): Promise<string[]> {
-  return resolveMaster(host).catch(() => []);
 }
 
 /**

@@ -10,8 +10,8 @@ import type { Decision, ResolveContext } from '../resolve/decision.js';
 import { glooPick } from '../resolve/gloo-pick.js';
 import { type NcclBind, ncclPick, ncclSettings } from '../resolve/nccl-pick.js';
 import { reachMaster } from '../resolve/reach-master.js';
+import { userValue } from './exported-variables.js';
 import { bindAddressWarning, ncclSettingWarnings } from './nccl-pick-warnings.js';
-import { userValue } from './user-value.js';
 
 export interface PictureInput {
   facts: HostFacts;

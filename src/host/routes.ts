@@ -37,10 +37,7 @@ export async function routeTo(
   const wanted = addresses.filter((address) => familyOf(address) !== null);
   // Facts may still be on their way: the kernel is asked meanwhile, so the two
   // `ip` runs of a start-up overlap; the facts only name a local route's owner.
-  if (!live) {
-    const facts = await hostFacts;
-    return matchAll(wanted, facts.routes, facts);
-  }
+  if (!live) return replayRoutes(wanted, await hostFacts);
   if (lookup.ip ?? true) {
     const answers = await Promise.all(wanted.map((address) => kernelRoute(address, hostFacts)));
     if (!answers.includes('no-ip')) {
@@ -50,6 +47,15 @@ export async function routeTo(
     }
   }
   return matchAll(wanted, await readProcRouteTable(lookup.procRoot ?? '/proc'), await hostFacts);
+}
+
+/** The routes a snapshot's table gives: the longest-prefix match over facts.routes. */
+export function replayRoutes(addresses: readonly string[], facts: HostFacts): RouteAnswer[] {
+  return matchAll(
+    addresses.filter((address) => familyOf(address) !== null),
+    facts.routes,
+    facts,
+  );
 }
 
 function matchAll(

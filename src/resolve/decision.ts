@@ -19,7 +19,10 @@ export type ExcludeRule =
 export interface ResolveContext {
   /** --iface, in order of preference; empty when not given. */
   explicitInterfaces: string[];
-  /** The user's NCCL_SOCKET_IFNAME (environment, env file or NCCL's own files), when kept. */
+  /**
+   * The user's NCCL_SOCKET_IFNAME (environment, env file or NCCL's own files),
+   * when kept; never one NCCL ignores (env/exported-variables.ts userValue).
+   */
   userNcclIfname: string | null;
   /** The user's NCCL_SOCKET_FAMILY, when kept; else nccl-run exports the settled family. */
   userNcclFamily: string | null;

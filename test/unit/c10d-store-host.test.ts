@@ -1,8 +1,11 @@
+import { lookup } from 'node:dns/promises';
 import { describe, expect, it } from 'vitest';
 import {
   c10dStoreHostWarning,
   type MachineNames,
+  machineNames,
   matchesMachineHostname,
+  storeHostQuestion,
 } from '../../src/env/c10d-store-host.js';
 import type { HostFacts, InterfaceFacts } from '../../src/host/host-facts.js';
 import type { JobShape } from '../../src/job/job-shape.js';
@@ -99,21 +102,34 @@ function c10d(host: string, isHost: boolean | null = null): JobShape {
   });
 }
 
+/** The warning with what plan.ts looks up for it: this host's names, as getaddrinfo gives them. */
+async function warning(job: JobShape, facts: HostFacts, addresses: string[]) {
+  const question = storeHostQuestion(job, facts, addresses);
+  if (question === null) return c10dStoreHostWarning(job, facts, addresses, null);
+  const own = await lookup(facts.hostname, { all: true, verbatim: true });
+  const machine = await machineNames(
+    question.endpoint,
+    facts.hostname,
+    own.map((entry) => entry.address),
+  );
+  return c10dStoreHostWarning(job, facts, addresses, machine);
+}
+
 describe('c10dStoreHostWarning (an endpoint of this node that torch will not host)', () => {
   it('warns for this node’s address given as a literal, and names the fix', async () => {
-    expect(await c10dStoreHostWarning(c10d('198.18.10.1'), facts, ['198.18.10.1'])).toMatch(
+    expect(await warning(c10d('198.18.10.1'), facts, ['198.18.10.1'])).toMatch(
       /^the c10d endpoint 198\.18\.10\.1 is this node's address, but torchrun hosts the store only at localhost, the hostname localhost, its canonical name, an address it resolves to \((127\.0\.0\.1|::1)[^)]*\) or, in torch 2\.x, a name resolving to one of those: no node would host it .*; add --rdzv-conf is_host=1 on this node$/,
     );
   });
 
   it('warns for a name that resolves to this node’s address', async () => {
-    expect(await c10dStoreHostWarning(c10d('trainer-0-data'), facts, ['198.18.10.1'])).toMatch(
+    expect(await warning(c10d('trainer-0-data'), facts, ['198.18.10.1'])).toMatch(
       /^the c10d endpoint trainer-0-data resolves to this node's address 198\.18\.10\.1, but torchrun hosts the store only .*; add --rdzv-conf is_host=1 on this node$/,
     );
   });
 
   it('warns about torch 1.13 for a name that only 2.x matches by address', async () => {
-    expect(await c10dStoreHostWarning(c10d('trainer-0'), facts, ['127.0.0.1'])).toBe(
+    expect(await warning(c10d('trainer-0'), facts, ['127.0.0.1'])).toBe(
       "the c10d endpoint trainer-0 resolves to this node's address 127.0.0.1, one its hostname localhost resolves to: torch 2.x hosts the store here, but torch 1.13 compares a name only with the hostname and its canonical name, so under 1.13 no node would host it and the rendezvous would wait until it times out; add --rdzv-conf is_host=1 on this node",
     );
   });
@@ -127,6 +143,6 @@ describe('c10dStoreHostWarning (an endpoint of this node that torch will not hos
     ['the endpoint is the hostname', c10d('localhost'), ['127.0.0.1']],
     ['the backend is static', { ...c10d('198.18.10.1'), rdzvBackend: 'static' }, ['198.18.10.1']],
   ])('says nothing when %s', async (_why, job, addresses) => {
-    expect(await c10dStoreHostWarning(job, facts, addresses)).toBeNull();
+    expect(await warning(job, facts, addresses)).toBeNull();
   });
 });

@@ -1,5 +1,7 @@
+import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { exportVariables, type VariablesInput } from '../../src/env/export-variables.js';
+import { otherMasterAddr } from '../../src/env/master-network.js';
 import { ConfigError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
 import { routeTo } from '../../src/host/routes.js';
@@ -35,21 +37,29 @@ function decision(overrides: Partial<Decision> = {}): Decision {
   };
 }
 
-async function input(overrides: Partial<VariablesInput> = {}): Promise<VariablesInput> {
+type Overrides = Partial<VariablesInput> & Partial<VariablesInput['options']>;
+
+/** The input plan.ts would give: the names it would resolve are address literals here. */
+async function input(overrides: Overrides = {}): Promise<VariablesInput> {
+  const { ncclDebug = null, ncclDebugSubsys = null, requireTransport = null, ...rest } = overrides;
   const chosenFacts: HostFacts = overrides.facts ?? facts;
+  const chosenJob = overrides.job ?? job();
   const masterAddresses = overrides.masterAddresses ?? [MASTER];
+  const masterAddr = otherMasterAddr(chosenJob);
   return {
     decision: decision(),
     facts: chosenFacts,
-    job: job(),
+    job: chosenJob,
+    options: { ncclDebug, ncclDebugSubsys, requireTransport },
     env: {},
     force: false,
-    ncclDebug: null,
-    ncclDebugSubsys: null,
     routesToMaster: await routeTo(masterAddresses, chosenFacts, false),
     masterAddresses,
+    masterAddrAddresses: masterAddr !== null && isIP(masterAddr) !== 0 ? [masterAddr] : [],
+    machine: null,
     excludes: buildExcludes([], false),
-    ...overrides,
+    origin: () => 'the environment',
+    ...rest,
   };
 }
 
@@ -270,12 +280,10 @@ describe('exportVariables: warnings about the user’s interface variables', () 
   ])(
     'refuses a kept Gloo value %s with a ConfigError (exit 78) naming where it was set',
     async (_case, value, why) => {
-      const attempt = exportVariables(await input({ env: { GLOO_SOCKET_IFNAME: value } }));
-      await expect(attempt).rejects.toBeInstanceOf(ConfigError);
-      await expect(attempt).rejects.toMatchObject({ exitCode: 78 });
-      await expect(attempt).rejects.toThrow(
-        `GLOO_SOCKET_IFNAME='${value}' (set in the environment) ${why}`,
-      );
+      const given = await input({ env: { GLOO_SOCKET_IFNAME: value } });
+      const attempt = () => exportVariables(given);
+      expect(attempt).toThrow(ConfigError);
+      expect(attempt).toThrow(`GLOO_SOCKET_IFNAME='${value}' (set in the environment) ${why}`);
     },
   );
 
@@ -296,13 +304,12 @@ describe('exportVariables: warnings about the user’s interface variables', () 
   });
 
   it('refuses a Gloo address with a ConfigError (exit 78) naming the variable, value and a valid one', async () => {
-    const attempt = exportVariables(await input({ env: { GLOO_SOCKET_IFNAME: '198.18.60.10' } }));
-    await expect(attempt).rejects.toBeInstanceOf(ConfigError);
-    await expect(attempt).rejects.toMatchObject({
-      exitCode: 78,
-      message:
-        "GLOO_SOCKET_IFNAME='198.18.60.10' (set in the environment) holds the address 198.18.60.10; it takes interface names only (comma-separated, no ^ or =): use GLOO_SOCKET_IFNAME=ens3f0, or --force to let nccl-run replace it",
-    });
+    const given = await input({ env: { GLOO_SOCKET_IFNAME: '198.18.60.10' } });
+    const attempt = () => exportVariables(given);
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(
+      "GLOO_SOCKET_IFNAME='198.18.60.10' (set in the environment) holds the address 198.18.60.10; it takes interface names only (comma-separated, no ^ or =): use GLOO_SOCKET_IFNAME=ens3f0, or --force to let nccl-run replace it",
+    );
   });
 
   it('does not refuse a Gloo address that --force replaces', async () => {

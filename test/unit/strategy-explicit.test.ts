@@ -234,15 +234,6 @@ describe('explicit: a NCCL_SOCKET_IFNAME the user already set', () => {
       },
     ],
     [
-      'a one-character value, which NCCL ignores',
-      'docker-host',
-      { userNcclIfname: 'e' },
-      {
-        outcome: 'skipped',
-        reason: 'NCCL_SOCKET_IFNAME=e is ignored by NCCL (values shorter than two characters are)',
-      },
-    ],
-    [
       'IPv6: NCCL walks the IPv6 addresses only (AF_INET6 exported)',
       'master-node',
       { userNcclIfname: '^lo', family: 'ipv6' },

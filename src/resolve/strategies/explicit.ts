@@ -9,7 +9,7 @@ import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../../
 import { predicate } from '../candidates.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
-import { ncclHonoursIfname, ncclIfnameMatches, parseNcclIfname } from '../nccl-ifname.js';
+import { ncclIfnameMatches, parseNcclIfname } from '../nccl-ifname.js';
 import { ncclPick, SOCKET_FAMILY, socketFamily } from '../nccl-pick.js';
 import { reachMaster } from '../reach-master.js';
 import { isUp, unusableReason, usableAddress } from '../usable.js';
@@ -56,12 +56,6 @@ function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOut
  */
 function fromNcclIfname(facts: HostFacts, context: ResolveContext, value: string): StrategyOutcome {
   const shown = `NCCL_SOCKET_IFNAME=${value}`;
-  if (!ncclHonoursIfname(value)) {
-    return {
-      outcome: 'skipped',
-      reason: `${shown} is ignored by NCCL (values shorter than two characters are)`,
-    };
-  }
   const parsed = parseNcclIfname(value);
   const matches = facts.interfaces.filter((iface) => ncclIfnameMatches(parsed, iface.name));
   if (matches.length === 0) {
