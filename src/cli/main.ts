@@ -3,7 +3,7 @@
  * plan, then the command; one catch turns typed errors into the exit table of
  * SPEC.md. Only bin/nccl-run.js turns the returned status into process exit.
  */
-import { formatEnv } from '../env/format-env.js';
+import { formatEnv, shellQuote } from '../env/format-env.js';
 import { EXIT, NcclRunError, UsageError } from '../errors.js';
 import { parseTorchrunArgs } from '../job/torchrun-args.js';
 import { findLauncher } from '../launch/find-launcher.js';
@@ -22,7 +22,6 @@ import {
   explainText,
   launchSummary,
 } from './render.js';
-import { shellQuote } from './shell-quote.js';
 import { splitArgv } from './split-argv.js';
 
 export async function main(

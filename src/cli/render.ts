@@ -4,14 +4,12 @@
  * the command; and the one summary line every launch logs.
  */
 
-import { formatEnv } from '../env/format-env.js';
+import { formatEnv, shellQuote } from '../env/format-env.js';
 import type { NcclRunError } from '../errors.js';
 import type { Learned, Plan } from '../plan.js';
-import { interfaceTable, traceTable } from '../resolve/interface-table.js';
+import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
 import type { NcclBind } from '../resolve/nccl-pick.js';
-import { interfaceVerdicts } from '../resolve/verdict.js';
 import { dataPlaneSummary, transportJson, transportLines } from '../transport/transport-text.js';
-import { shellQuote } from './shell-quote.js';
 
 export function explainJson(plan: Plan) {
   const { decision, variables } = plan;

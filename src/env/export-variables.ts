@@ -8,8 +8,7 @@
  * own settings first, then the host, then the job's addresses.
  */
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
-import type { JobShape } from '../job/job-shape.js';
-import type { Decision, ExcludeRule } from '../resolve/decision.js';
+import type { ExcludeRule } from '../resolve/decision.js';
 import { c10dStoreHostWarning, type MachineNames } from './c10d-store-host.js';
 import { type ExportInput, keptWarnings, settleVariables } from './exported-variables.js';
 import { fasterInterfaceWarning } from './faster-interface.js';

@@ -24,10 +24,20 @@ export function formatEnv(
 /**
  * POSIX single quotes keep every byte but the single quote itself literal
  * ($, backticks, backslashes, newlines, non-ASCII); a `'` closes the quote,
- * is written escaped, and reopens it.
+ * is written escaped, and reopens it. Safe to paste into sh, bash and zsh.
  */
+function singleQuoted(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/** A word for a shell command line: plain words stay unquoted for reading. */
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : singleQuoted(value);
+}
+
+/** Always quoted: an `eval`ed export line must not depend on what the value looks like. */
 function shellLine(name: string, value: string): string {
-  return `export ${name}='${value.replaceAll("'", "'\\''")}'`;
+  return `export ${name}=${singleQuoted(value)}`;
 }
 
 function dotenvLine(name: string, value: string): string {

@@ -12,7 +12,7 @@
  * plain `node` execs directly, its argv as Node decoded it.
  */
 import { writeSync } from 'node:fs';
-import { shellQuote } from '../cli/shell-quote.js';
+import { shellQuote } from '../env/format-env.js';
 import { ConfigError } from '../errors.js';
 
 /** The hand-over descriptor, read once and removed so the launcher never sees it. */

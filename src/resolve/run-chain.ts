@@ -3,11 +3,10 @@ import type { Family, HostFacts } from '../host/host-facts.js';
 import { sameAddress } from '../host/ip-address.js';
 import { chain } from './chain.js';
 import type { Decision, ResolveContext, StrategyName } from './decision.js';
-import { interfaceTable, traceTable } from './interface-table.js';
+import { interfaceTable, interfaceVerdicts, traceTable } from './interface-table.js';
 import { familyLabel } from './ip-prefix.js';
 import { ncclBindOn } from './nccl-pick.js';
 import { STRATEGIES } from './strategies/index.js';
-import { interfaceVerdicts } from './verdict.js';
 
 /**
  * Runs the strategies in order; the first pick wins. NoInterfaceError (exit

@@ -17,14 +17,14 @@ import { type IbSettings, netExcludesIb } from './ib-settings.js';
 
 export type TransportKind = 'ib' | 'roce' | 'socket';
 
-export interface TransportPort {
+/** One port as the verdict reports it: its facts (host-facts.ts), and what NCCL makes of it. */
+export interface TransportPort
+  extends Pick<
+    RdmaPortFacts,
+    'port' | 'state' | 'physState' | 'linkLayer' | 'rateGbps' | 'netdev'
+  > {
+  /** The device, e.g. mlx5_0. */
   name: string;
-  port: number;
-  state: string | null;
-  physState: string | null;
-  linkLayer: string | null;
-  rateGbps: number | null;
-  netdev: string | null;
   /** The GID NCCL uses on this port (gid-index.ts); null where the IB transport cannot use the port's link layer. */
   gidIndex: number | null;
   /** That GID's address, and its type; null when the slot is empty. */

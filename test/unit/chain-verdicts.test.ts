@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolveContext } from '../../src/resolve/decision.js';
 import { buildExcludes } from '../../src/resolve/excludes.js';
+import { interfaceVerdicts } from '../../src/resolve/interface-table.js';
 import { runChain } from '../../src/resolve/run-chain.js';
 import { DEFAULT_CHAIN } from '../../src/resolve/strategies/index.js';
-import { interfaceVerdicts } from '../../src/resolve/verdict.js';
 import { type FixtureName, loadFacts, makeContext } from '../fixtures/facts/facts-fixtures.js';
 
 function verdicts(fixture: FixtureName, overrides: Partial<ResolveContext> = {}, decide = true) {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobShape } from '../../src/job/job-shape.js';
-import { isSingleNode } from '../../src/resolve/strategies/local.js';
-import { local } from '../../src/resolve/strategies/local.js';
+import { isSingleNode, local } from '../../src/resolve/strategies/local.js';
 import { loadFacts, makeContext } from '../fixtures/facts/facts-fixtures.js';
 import { makeJob } from '../fixtures/job-shape.js';
 
