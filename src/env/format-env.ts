@@ -3,17 +3,16 @@
  * lines safe to eval, as a dotenv file, or as one JSON object. Every format
  * keeps the order it is given (SPEC's table, export-variables.ts).
  */
+
 import { ConfigError } from '../errors.js';
+import type { Options } from '../options/option-table.js';
 import { dotenvValue } from './dotenv-value.js';
 
 /** A name `export NAME=` and a dotenv line both accept unquoted (POSIX: letters, digits, underscore). */
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Prints variables as `export KEY='value'` (safe to eval), dotenv KEY=value, or one JSON object. */
-export function formatEnv(
-  variables: Record<string, string>,
-  format: 'shell' | 'dotenv' | 'json',
-): string {
+export function formatEnv(variables: Record<string, string>, format: Options['format']): string {
   const entries = Object.entries(variables);
   for (const [name, value] of entries) checkVariable(name, value);
   if (format === 'json') return `${JSON.stringify(variables, null, 2)}\n`;

@@ -366,7 +366,6 @@ type ValueOf<O> = O extends { schema: infer S extends z.ZodMiniType }
 export type Options = {
   -readonly [K in OptionName as CamelCase<K>]: ValueOf<(typeof OPTIONS)[K]>;
 };
-export type LogLevel = Options['logLevel'];
 
 export function camelCase<K extends string>(name: K): CamelCase<K> {
   return name.replace(/-(.)/g, (_, letter: string) => letter.toUpperCase()) as CamelCase<K>;

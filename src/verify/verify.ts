@@ -5,11 +5,13 @@
  * node's port check + the probe among all nodes (instead of the connect to
  * the rendezvous port, so it needs no torchrun running).
  */
+
 import { ConfigError } from '../errors.js';
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
+import type { Options } from '../options/option-table.js';
 import type { Decision } from '../resolve/decision.js';
 import { checkLocal } from './check-local.js';
 import { checkStorePort } from './check-store-port.js';
@@ -28,7 +30,7 @@ import {
 export { VerificationFailedError } from './failure.js';
 
 export interface VerifyInput {
-  level: 'none' | 'local' | 'master' | 'peers';
+  level: Options['verify'];
   decision: Decision;
   job: JobShape;
   facts: HostFacts;
