@@ -1,6 +1,6 @@
 /**
  * yargs renders --help from the option table and answers shell completion.
- * splitArgv reads the options themselves and config.ts validates them with
+ * splitArgv reads the options themselves and settle-options.ts validates them with
  * zod, so one message format covers flags, variables and the env file.
  */
 import yargs, { type Argv } from 'yargs';
