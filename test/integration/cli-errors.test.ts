@@ -173,6 +173,20 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
     );
   });
 
+  it('init takes only --out, --force and --help: anything else is refused, and nothing is written', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'nccl-run-init-'));
+    const out = join(cwd, 'job.sbatch');
+    const result = await execa(bin, ['init', 'slurm', '--out', out, '--iface', 'eth0'], {
+      cwd,
+      reject: false,
+    });
+    expect(result.exitCode).toBe(64);
+    expect(result.stderr).toBe(
+      "nccl-run: init: unexpected '--iface'; init takes TEMPLATE [--out PATH] [--force]",
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('reads ./nccl-run.env from the working directory', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'nccl-run-envfile-'));
     writeFileSync(join(cwd, 'nccl-run.env'), 'NCCL_RUN_VERIFY=sometimes\n');
