@@ -4,19 +4,15 @@
  * 50 Mbit/s management link, with the fast data link named differently on
  * each node and docker0 on both (test/lab/two-node.ts). Launched through
  * bin/nccl-run, which `npm run test:e2e` builds first. Debian 12
- * users run this torch; two-node-torch26.test.ts is the same lab on 2.6.
+ * users run this torch; two-node-torch26.test.ts is the same lab on 2.6,
+ * and test/lab/two-node-tier.ts holds what the two check alike.
  *
  * "Went over the data link" is shown three independent ways: bandwidth above
  * what the 50 Mbit/s link can carry, the kernel's byte counters of both
  * links, and the workers' own sockets as `ss -tnp` lists them on the node.
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import {
-  outputMatches,
-  processNames,
-  txCounters,
-  workerSocketsWhenReported,
-} from '../lab/observe-job.js';
+import { expect, it } from 'vitest';
+import { workerSocketsWhenReported } from '../lab/observe-job.js';
 import { tier } from '../lab/tier.js';
 import {
   explainJob,
@@ -26,56 +22,34 @@ import {
   startNode,
   torchUnavailable,
 } from '../lab/torch-job.js';
-import { cleanupOnSignal, MANAGEMENT_RATE_MBIT, TwoNodeLab } from '../lab/two-node.js';
-
-/** The most a 50 Mbit/s link can carry, in MB/s (10^6 bytes). */
-const MANAGEMENT_MB_PER_S = MANAGEMENT_RATE_MBIT / 8;
-/** Above this the all-reduce cannot have crossed the management link. */
-const DATA_LINK_FLOOR_MB_PER_S = 4 * MANAGEMENT_MB_PER_S;
-const MB = 1_000_000;
+import type { TwoNodeLab } from '../lab/two-node.js';
+import {
+  DATA_LINK_FLOOR_MB_PER_S,
+  expectFailedScriptStatus,
+  expectOverDataLink,
+  expectSigtermEndsNodeB,
+  MANAGEMENT_MB_PER_S,
+  startBoth,
+  tierJob,
+  useTwoNodeLab,
+} from '../lab/two-node-tier.js';
 
 tier('real torchrun 1.13 on two nodes through nccl-run', torchUnavailable('1.13'), () => {
   let lab: TwoNodeLab;
-  let removeSignalHandlers = () => {};
-
-  beforeAll(async () => {
-    lab = await TwoNodeLab.create('e2e');
-    // Ctrl-C on a test run reaches this worker too; afterAll would not run then.
-    removeSignalHandlers = cleanupOnSignal(lab);
-  });
-  afterEach(async () => {
-    // A test that abandons a node on purpose (a SIGTERM, a failed rank)
-    // leaves its peer waiting on torchrun's exit barrier; the next job
-    // must start on quiet nodes.
-    await lab?.stopProcesses();
-  });
-  afterAll(async () => {
-    removeSignalHandlers();
-    await lab?.cleanup();
+  useTwoNodeLab('e2e', (built) => {
+    lab = built;
   });
 
-  const ncclRun = (port: number, scriptArgs: string[], extra: Partial<JobSpec> = {}): JobSpec => ({
-    torch: '1.13',
-    launcher: 'nccl-run',
-    rendezvous: 'static',
-    port,
-    scriptArgs,
-    ncclRunArgs: ['--log-format', 'json', '--verify-timeout', '60s'],
-    timeoutMs: 90_000,
-    ...extra,
-  });
+  const ncclRun = (port: number, scriptArgs: string[], extra: Partial<JobSpec> = {}): JobSpec =>
+    tierJob('1.13', 'nccl-run', port, { scriptArgs, ...extra });
 
   it('control: torchrun alone runs Gloo over the management link its hostname resolves to', async () => {
-    const job: JobSpec = {
-      torch: '1.13',
-      launcher: 'torchrun',
-      rendezvous: 'static',
-      port: 29510,
-      scriptArgs: ['--mb', '2', '--iters', '1', '--hold', '2'],
-      timeoutMs: 90_000,
-    };
-    const a = startNode(lab, 'A', job);
-    const b = startNode(lab, 'B', job);
+    const { a, b } = startBoth(
+      lab,
+      tierJob('1.13', 'torchrun', 29510, {
+        scriptArgs: ['--mb', '2', '--iters', '1', '--hold', '2'],
+      }),
+    );
     const sockets = await workerSocketsWhenReported(lab, a.all, 'A');
     const [ra, rb] = await Promise.all([a, b]);
 
@@ -88,33 +62,7 @@ tier('real torchrun 1.13 on two nodes through nccl-run', torchUnavailable('1.13'
   });
 
   it('completes the all-reduce over the data link, each node on its own interface name', async () => {
-    const txBefore = await txCounters(lab);
-    const job = ncclRun(29520, ['--mb', '16', '--iters', '3', '--hold', '2']);
-    const a = startNode(lab, 'A', job);
-    const b = startNode(lab, 'B', job);
-    const sockets = await workerSocketsWhenReported(lab, a.all, 'A');
-    const [ra, rb] = await Promise.all([a, b]);
-    const txAfter = await txCounters(lab);
-
-    expect([ra.exitCode, rb.exitCode], String(ra.all) + String(rb.all)).toEqual([0, 0]);
-    const report = parseReport(String(ra.all));
-    expect(report?.ranks).toBe(2);
-    expect(report?.glooSocketIfname).toBe('ens3f0');
-    expect(String(rb.all)).toMatch(/enp65s0/);
-    expect(report?.mbPerSecond).toBeGreaterThan(DATA_LINK_FLOOR_MB_PER_S);
-
-    // A ring all-reduce of 2 ranks sends the whole tensor from each rank per
-    // iteration: 3 x 16 MB left A over ens3f0, next to nothing over eth0.
-    expect(txAfter.A.data - txBefore.A.data).toBeGreaterThan(3 * 16 * MB);
-    expect(txAfter.A.mgmt - txBefore.A.mgmt).toBeLessThan(1 * MB);
-    expect(txAfter.B.mgmt - txBefore.B.mgmt).toBeLessThan(1 * MB);
-
-    const gloo = sockets.filter((s) => !s.peer.endsWith(':29520') && !s.local.endsWith(':29520'));
-    expect(gloo.length).toBeGreaterThan(0);
-    for (const socket of gloo) {
-      expect(socket.local).toMatch(/^198\.18\.10\.1:/);
-      expect(socket.peer).toMatch(/^198\.18\.10\.2:/);
-    }
+    await expectOverDataLink(lab, ncclRun(29520, ['--mb', '16', '--iters', '3', '--hold', '2']));
   });
 
   it('completes over the data link with the c10d rendezvous backend', async () => {
@@ -139,12 +87,9 @@ tier('real torchrun 1.13 on two nodes through nccl-run', torchUnavailable('1.13'
     // only with the hostname and its canonical name (utils.py
     // _matches_machine_hostname); 2.x hosts here (the 2.6 tier shows it).
     lab.setExtraHosts([`${lab.a.mgmtAddress} trainer-0-mgmt`]);
-    try {
-      const spec = (launcher: JobSpec['launcher']): JobSpec => ({
-        torch: '1.13',
-        launcher,
+    const spec = (launcher: JobSpec['launcher']): JobSpec =>
+      tierJob('1.13', launcher, 29535, {
         rendezvous: 'c10d',
-        port: 29535,
         endpointHost: 'trainer-0-mgmt',
         isHostOnA: false,
         // Each client gives up on the store after 5 s (c10d_rendezvous_backend.py
@@ -153,19 +98,16 @@ tier('real torchrun 1.13 on two nodes through nccl-run', torchUnavailable('1.13'
         scriptArgs: ['--mb', '1', '--iters', '1'],
         timeoutMs: 60_000,
       });
-      const alone = await runJob(lab, spec('torchrun'));
-      expect(alone.exitCodes).toEqual({ A: 1, B: 1 });
-      expect(alone.output.A).toMatch(/The connection to the C10d store has failed/);
+    const alone = await runJob(lab, spec('torchrun'));
+    expect(alone.exitCodes).toEqual({ A: 1, B: 1 });
+    expect(alone.output.A).toMatch(/The connection to the C10d store has failed/);
 
-      const explained = await explainJob(lab, 'A', spec('nccl-run'));
-      expect(explained.warnings).toContainEqual(
-        expect.stringMatching(
-          /^the c10d endpoint trainer-0-mgmt resolves to this node's address 203\.0\.113\.1, .*torch 1\.13 .*add --rdzv-conf is_host=1 on this node$/,
-        ),
-      );
-    } finally {
-      lab.setExtraHosts([]);
-    }
+    const explained = await explainJob(lab, 'A', spec('nccl-run'));
+    expect(explained.warnings).toContainEqual(
+      expect.stringMatching(
+        /^the c10d endpoint trainer-0-mgmt resolves to this node's address 203\.0\.113\.1, .*torch 1\.13 .*add --rdzv-conf is_host=1 on this node$/,
+      ),
+    );
   });
 
   it('a worker node started before the master waits for it, then joins', async () => {
@@ -183,41 +125,18 @@ tier('real torchrun 1.13 on two nodes through nccl-run', torchUnavailable('1.13'
   });
 
   it('SIGTERM to nccl-run ends that node’s torchrun and workers, with torchrun’s status', async () => {
-    const job = ncclRun(29550, ['--mb', '1', '--iters', '1', '--hold', '60']);
-    const a = startNode(lab, 'A', job);
-    const b = startNode(lab, 'B', job);
-    await outputMatches(a.all, /\{"ranks"/, 60_000);
-    const before = await processNames(lab, 'B');
-    // torchrun replaced nccl-run (exec): no Node process is left on the node.
-    expect(before).toEqual(expect.arrayContaining(['torchrun', 'python3.11']));
-    expect(before).not.toContain('node');
-
-    b.kill('SIGTERM');
-    const rb = await b;
-
-    // torch 1.13's agent turns SIGTERM into SignalException, stops its
-    // workers and lets the exception end torchrun with status 1
-    // (elastic/multiprocessing/api.py _terminate_process_handler); nccl-run
-    // passes that status through (SPEC "Exit status": torchrun's own).
-    expect(rb.exitCode, String(rb.all)).toBe(1);
-    expect(String(rb.all)).toMatch(/SignalException: Process \d+ got signal: 15/);
-    expect(await lab.pids('B')).toEqual([]);
-    // Killing nccl-run alone would leave A's torchrun holding the pipes.
-    await lab.stopProcesses();
-    await a;
+    await expectSigtermEndsNodeB(
+      lab,
+      ncclRun(29550, ['--mb', '1', '--iters', '1', '--hold', '60']),
+      // torchrun replaced nccl-run (exec): no Node process is left on the node.
+      { running: ['torchrun', 'python3.11'], between: ['node'] },
+    );
   });
 
   it('a training script that fails: nccl-run exits with torchrun’s status', async () => {
-    const job = ncclRun(29560, ['--mb', '1', '--iters', '1', '--exit-code', '3']);
-    const a = startNode(lab, 'A', job);
-    const b = startNode(lab, 'B', job);
-    const ra = await a;
-
-    // torchrun reports the rank's own code and itself exits 1 on a failed
-    // worker (ChildFailedError raised out of torch/distributed/run.py main).
-    expect(String(ra.all)).toMatch(/exitcode\s*:\s*3/);
-    expect(ra.exitCode).toBe(1);
-    await lab.stopProcesses();
-    await b;
+    await expectFailedScriptStatus(
+      lab,
+      ncclRun(29560, ['--mb', '1', '--iters', '1', '--exit-code', '3']),
+    );
   });
 });
