@@ -10,7 +10,7 @@
  */
 import { detectCluster } from './cluster/schedulers.js';
 import { type MachineNames, machineNames, storeHostQuestion } from './env/c10d-store-host.js';
-import { exportVariables, type Variables } from './env/export-variables.js';
+import { decideVariables, type Variables } from './env/decide-variables.js';
 import { userValue } from './env/exported-variables.js';
 import { otherMasterAddr } from './env/master-network.js';
 import { ncclPicture } from './env/nccl-picture.js';
@@ -232,7 +232,7 @@ function decide(inputs: Inputs, settled: Settled, torchrunArgv: readonly string[
   const decision = runChain(options.strategy, facts, context);
   const originOf = (name: string) =>
     conf.origins[name] ?? (name in inputs.processEnv ? 'the environment' : 'the env file');
-  const exported = exportVariables({
+  const exported = decideVariables({
     decision,
     job,
     options,

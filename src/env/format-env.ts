@@ -1,7 +1,7 @@
 /**
  * SPEC "Outputs", `env`: the variables nccl-run sets, as shell `export`
  * lines safe to eval, as a dotenv file, or as one JSON object. Every format
- * keeps the order it is given (SPEC's table, export-variables.ts).
+ * keeps the order it is given (SPEC's table, exported-variables.ts).
  */
 
 import { ConfigError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { exportVariables, type VariablesInput } from '../../src/env/export-variables.js';
+import { decideVariables, type VariablesInput } from '../../src/env/decide-variables.js';
 import { otherMasterAddr } from '../../src/env/master-network.js';
 import { ConfigError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
@@ -71,16 +71,16 @@ const OURS = {
   PET_LOCAL_ADDR: '198.18.60.10',
 };
 
-describe('exportVariables: what is set, kept and replaced', () => {
+describe('decideVariables: what is set, kept and replaced', () => {
   it("sets the interface variables in SPEC's order, NCCL's with = for an exact match", async () => {
-    const variables = await exportVariables(await input());
+    const variables = await decideVariables(await input());
     expect(variables).toEqual({ set: OURS, kept: {}, warnings: [] });
     expect(Object.keys(variables.set)).toEqual(Object.keys(OURS));
   });
 
   it('sets AF_INET6 for an IPv6 decision', async () => {
     const v6 = decision({ address: '2001:db8:60::10', family: 'ipv6' });
-    const variables = await exportVariables(
+    const variables = await decideVariables(
       await input({ decision: v6, masterAddresses: ['2001:db8:60::20'] }),
     );
     expect(variables.set.NCCL_SOCKET_FAMILY).toBe('AF_INET6');
@@ -88,8 +88,8 @@ describe('exportVariables: what is set, kept and replaced', () => {
   });
 
   it('sets NCCL_DEBUG and NCCL_DEBUG_SUBSYS only when asked, after the interface variables', async () => {
-    expect((await exportVariables(await input())).set).not.toHaveProperty('NCCL_DEBUG');
-    const asked = await exportVariables(
+    expect((await decideVariables(await input())).set).not.toHaveProperty('NCCL_DEBUG');
+    const asked = await decideVariables(
       await input({ ncclDebug: 'INFO', ncclDebugSubsys: 'INIT,NET' }),
     );
     expect(Object.entries(asked.set).slice(5)).toEqual([
@@ -105,7 +105,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
       PET_NNODES: '2',
       PET_NODE_RANK: '1',
     };
-    const variables = await exportVariables(await input({ job: job({ fill, cluster: 'slurm' }) }));
+    const variables = await decideVariables(await input({ job: job({ fill, cluster: 'slurm' }) }));
     expect(Object.entries(variables.set)).toEqual([
       ...Object.entries(OURS),
       ...Object.entries(fill),
@@ -120,7 +120,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
       NCCL_SOCKET_FAMILY: 'AF_INET',
       PET_LOCAL_ADDR: 'trainer-0',
     };
-    expect(await exportVariables(await input({ env }))).toEqual({
+    expect(await decideVariables(await input({ env }))).toEqual({
       set: {},
       kept: env,
       warnings: [],
@@ -128,7 +128,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
   });
 
   it('keeps a user value equal to its own, as kept, without a word', async () => {
-    const variables = await exportVariables(
+    const variables = await decideVariables(
       await input({ env: { NCCL_SOCKET_IFNAME: '=ens3f0' } }),
     );
     expect(variables.kept).toEqual({ NCCL_SOCKET_IFNAME: '=ens3f0' });
@@ -138,7 +138,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
 
   it('with --force replaces the user value, keeps nothing and says what it replaced', async () => {
     const env = { NCCL_SOCKET_IFNAME: 'eth0', GLOO_SOCKET_IFNAME: 'ens3f0', NCCL_DEBUG: 'WARN' };
-    const variables = await exportVariables(await input({ env, force: true, ncclDebug: 'INFO' }));
+    const variables = await decideVariables(await input({ env, force: true, ncclDebug: 'INFO' }));
     expect(variables.set).toEqual({ ...OURS, NCCL_DEBUG: 'INFO' });
     expect(variables.kept).toEqual({});
     expect(variables.warnings).toEqual([
@@ -148,7 +148,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
   });
 
   it("with --force still keeps the user's PET_* value the job shape was read from", async () => {
-    const variables = await exportVariables(
+    const variables = await decideVariables(
       await input({
         env: { PET_NNODES: '4' },
         force: true,
@@ -161,9 +161,9 @@ describe('exportVariables: what is set, kept and replaced', () => {
 
   describe('PET_LOCAL_ADDR (torchrun 2.x --local-addr)', () => {
     it('is the address NCCL binds on the chosen interface, also for IPv6', async () => {
-      expect((await exportVariables(await input())).set.PET_LOCAL_ADDR).toBe('198.18.60.10');
+      expect((await decideVariables(await input())).set.PET_LOCAL_ADDR).toBe('198.18.60.10');
       const v6 = decision({ address: '2001:db8:60::10', family: 'ipv6' });
-      const variables = await exportVariables(
+      const variables = await decideVariables(
         await input({ decision: v6, masterAddresses: ['2001:db8:60::20'] }),
       );
       expect(variables.set.PET_LOCAL_ADDR).toBe('2001:db8:60::10');
@@ -173,7 +173,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
       const env = { PET_LOCAL_ADDR: 'trainer-0.data' };
       const localAddr = { value: 'trainer-0.data', source: 'PET_LOCAL_ADDR' };
       for (const force of [false, true]) {
-        const variables = await exportVariables(
+        const variables = await decideVariables(
           await input({ env, force, job: job({ localAddr }) }),
         );
         expect(variables.kept).toEqual(env);
@@ -186,7 +186,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
       ['--local-addr', '198.18.60.99'],
       ['--local_addr', ''],
     ])('is not exported when torchrun’s argv has %s, which wins over it', async (source, value) => {
-      const variables = await exportVariables(
+      const variables = await decideVariables(
         await input({ job: job({ localAddr: { value, source } }) }),
       );
       expect(variables.set).not.toHaveProperty('PET_LOCAL_ADDR');
@@ -194,7 +194,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
     });
 
     it('replaces an empty PET_LOCAL_ADDR, which torch takes as none, silently', async () => {
-      const variables = await exportVariables(
+      const variables = await decideVariables(
         await input({
           env: { PET_LOCAL_ADDR: '' },
           job: job({ localAddr: { value: '', source: 'PET_LOCAL_ADDR' } }),
@@ -206,7 +206,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
   });
 
   it('counts an empty NCCL_SOCKET_IFNAME as unset, silently', async () => {
-    const variables = await exportVariables(await input({ env: { NCCL_SOCKET_IFNAME: '' } }));
+    const variables = await decideVariables(await input({ env: { NCCL_SOCKET_IFNAME: '' } }));
     expect(variables.set.NCCL_SOCKET_IFNAME).toBe('=ens3f0');
     expect(variables.warnings).toEqual([]);
   });
@@ -215,7 +215,7 @@ describe('exportVariables: what is set, kept and replaced', () => {
     ['NCCL_SOCKET_IFNAME', 'NCCL', '=ens3f0'],
     ['GLOO_SOCKET_IFNAME', 'Gloo', 'ens3f0'],
   ])('replaces a one-character %s, which %s ignores, and says so', async (name, consumer, ours) => {
-    const variables = await exportVariables(await input({ env: { [name]: 'e' } }));
+    const variables = await decideVariables(await input({ env: { [name]: 'e' } }));
     expect(variables.set[name]).toBe(ours);
     expect(variables.kept).toEqual({});
     expect(variables.warnings).toEqual([
@@ -224,25 +224,25 @@ describe('exportVariables: what is set, kept and replaced', () => {
   });
 
   it('says when a kept NCCL_DEBUG overrides --nccl-debug, and not when they agree', async () => {
-    const differ = await exportVariables(
+    const differ = await decideVariables(
       await input({ env: { NCCL_DEBUG: 'WARN' }, ncclDebug: 'INFO' }),
     );
     expect(differ.kept).toEqual({ NCCL_DEBUG: 'WARN' });
     expect(differ.warnings).toEqual([
       "NCCL_DEBUG='WARN' is already set, so --nccl-debug INFO does not apply; --force replaces it",
     ]);
-    const agree = await exportVariables(
+    const agree = await decideVariables(
       await input({ env: { NCCL_DEBUG: 'INFO' }, ncclDebug: 'INFO' }),
     );
     expect(agree.warnings).toEqual([]);
   });
 });
 
-describe('exportVariables: warnings about the user’s interface variables', () => {
+describe('decideVariables: warnings about the user’s interface variables', () => {
   it.each(['eth1', '=ens3', '^ens', '^=ens3f0,lo', 'ens', '=ens3f0'])(
     'leaves NCCL_SOCKET_IFNAME=%j to the warnings about what NCCL binds under it (plan)',
     async (value) => {
-      const { warnings } = await exportVariables(
+      const { warnings } = await decideVariables(
         await input({ env: { NCCL_SOCKET_IFNAME: value } }),
       );
       expect(warnings).toEqual([]);
@@ -252,7 +252,7 @@ describe('exportVariables: warnings about the user’s interface variables', () 
   it('names the route to the master when it leaves through another interface than the chosen one', async () => {
     // --iface eno1 chose the management port, but the master is on ens3f0's network.
     const explicit = decision({ interface: 'eno1', address: '203.0.113.10', strategy: 'explicit' });
-    const { warnings } = await exportVariables(
+    const { warnings } = await decideVariables(
       await input({
         decision: explicit,
         env: { NCCL_SOCKET_IFNAME: '=eno1', TP_SOCKET_IFNAME: 'eno1' },
@@ -264,7 +264,7 @@ describe('exportVariables: warnings about the user’s interface variables', () 
   });
 
   it('does not hold a user variable to a route when the master is this host (a local route)', async () => {
-    const { warnings } = await exportVariables(
+    const { warnings } = await decideVariables(
       await input({
         masterAddresses: ['198.18.60.10'],
         routesToMaster: await routeTo(['198.18.60.10'], facts, false),
@@ -281,21 +281,21 @@ describe('exportVariables: warnings about the user’s interface variables', () 
     'refuses a kept Gloo value %s with a ConfigError (exit 78) naming where it was set',
     async (_case, value, why) => {
       const given = await input({ env: { GLOO_SOCKET_IFNAME: value } });
-      const attempt = () => exportVariables(given);
+      const attempt = () => decideVariables(given);
       expect(attempt).toThrow(ConfigError);
       expect(attempt).toThrow(`GLOO_SOCKET_IFNAME='${value}' (set in the environment) ${why}`);
     },
   );
 
   it('replaces a Gloo value Gloo would reject when --force is given', async () => {
-    const variables = await exportVariables(
+    const variables = await decideVariables(
       await input({ env: { GLOO_SOCKET_IFNAME: '^docker,lo' }, force: true }),
     );
     expect(variables.set.GLOO_SOCKET_IFNAME).toBe('ens3f0');
   });
 
   it('warns about a Gloo list of another length than the NCCL list the job runs with', async () => {
-    const { warnings } = await exportVariables(
+    const { warnings } = await decideVariables(
       await input({ env: { NCCL_SOCKET_IFNAME: 'ens3f0', GLOO_SOCKET_IFNAME: 'ens3f0,eno1' } }),
     );
     expect(warnings).toEqual([
@@ -305,7 +305,7 @@ describe('exportVariables: warnings about the user’s interface variables', () 
 
   it('refuses a Gloo address with a ConfigError (exit 78) naming the variable, value and a valid one', async () => {
     const given = await input({ env: { GLOO_SOCKET_IFNAME: '198.18.60.10' } });
-    const attempt = () => exportVariables(given);
+    const attempt = () => decideVariables(given);
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(
       "GLOO_SOCKET_IFNAME='198.18.60.10' (set in the environment) holds the address 198.18.60.10; it takes interface names only (comma-separated, no ^ or =): use GLOO_SOCKET_IFNAME=ens3f0, or --force to let nccl-run replace it",
@@ -313,7 +313,7 @@ describe('exportVariables: warnings about the user’s interface variables', () 
   });
 
   it('does not refuse a Gloo address that --force replaces', async () => {
-    const variables = await exportVariables(
+    const variables = await decideVariables(
       await input({ env: { GLOO_SOCKET_IFNAME: '198.18.60.10' }, force: true }),
     );
     expect(variables.set.GLOO_SOCKET_IFNAME).toBe('ens3f0');
@@ -331,7 +331,7 @@ describe('exportVariables: warnings about the user’s interface variables', () 
   ])(
     'warns about a kept NCCL_SOCKET_FAMILY=%s that NCCL would not use as chosen',
     async (value, expected) => {
-      const { warnings } = await exportVariables(
+      const { warnings } = await decideVariables(
         await input({ env: { NCCL_SOCKET_FAMILY: value } }),
       );
       expect(warnings).toEqual([expected]);
@@ -339,11 +339,11 @@ describe('exportVariables: warnings about the user’s interface variables', () 
   );
 });
 
-describe('exportVariables: warnings about the host and the job', () => {
+describe('decideVariables: warnings about the host and the job', () => {
   it('warns about a faster usable interface when the master address made the choice', async () => {
     const mgmt = '203.0.113.20';
     const viaMgmt = decision({ interface: 'eno1', address: '203.0.113.10', strategy: 'route' });
-    const { warnings } = await exportVariables(
+    const { warnings } = await decideVariables(
       await input({
         decision: viaMgmt,
         masterAddresses: [mgmt],
@@ -358,7 +358,7 @@ describe('exportVariables: warnings about the host and the job', () => {
   it('tells a pod its secondary network is faster than the pod network (multus)', async () => {
     const pod = loadFacts('multus-pod');
     const master = '10.244.5.30';
-    const { warnings } = await exportVariables(
+    const { warnings } = await decideVariables(
       await input({
         facts: pod,
         decision: decision({ interface: 'eth0', address: '10.244.5.17', strategy: 'subnet' }),
@@ -382,7 +382,7 @@ describe('exportVariables: warnings about the host and the job', () => {
     ['the faster one is excluded', { strategy: 'route' as const }, ['=ens3f0']],
   ])('says nothing about a faster interface when %s', async (_, over, extraExcludes) => {
     const chosen = decision({ interface: 'eno1', address: '203.0.113.10', ...over });
-    const { warnings } = await exportVariables(
+    const { warnings } = await decideVariables(
       await input({
         decision: chosen,
         masterAddresses: ['203.0.113.20'],
@@ -398,7 +398,7 @@ describe('exportVariables: warnings about the host and the job', () => {
 
   it('says nothing about speed when the chosen link speed is unknown', async () => {
     const bond = loadFacts('bond-host'); // ens2f0: speed unknown; bond0: 50000 Mb/s
-    const { warnings } = await exportVariables(
+    const { warnings } = await decideVariables(
       await input({
         facts: bond,
         decision: decision({ interface: 'ens2f0', address: '198.18.12.42', strategy: 'subnet' }),
@@ -418,7 +418,7 @@ describe('exportVariables: warnings about the host and the job', () => {
       master: { host: MASTER, port: 29400, source: 'argv --rdzv-endpoint' },
       masterAddr: '203.0.113.20',
     });
-    const { warnings } = await exportVariables(await input({ job: c10d }));
+    const { warnings } = await decideVariables(await input({ job: c10d }));
     expect(warnings).toEqual([
       `master address 203.0.113.20 is reached via eno1, but the c10d rendezvous endpoint ${MASTER} via ens3f0: different networks; torchrun meets at the endpoint, so the job uses ens3f0`,
     ]);
@@ -430,6 +430,6 @@ describe('exportVariables: warnings about the host and the job', () => {
       master: { host: MASTER, port: 29400, source: 'argv --rdzv-endpoint' },
       masterAddr: '198.18.60.21',
     });
-    expect((await exportVariables(await input({ job: c10d }))).warnings).toEqual([]);
+    expect((await decideVariables(await input({ job: c10d }))).warnings).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The variables nccl-run exports, what it left alone, and what the user
+ * What nccl-run will set, what it leaves alone of the user's, and what the user
  * should hear about (SPEC "What it exports" and "Warnings"). Pure: plan.ts
  * has read the host, the names and the routes. SPEC's warning for a hostname
  * that resolves to loopback with no Gloo interface set cannot arise:
@@ -42,7 +42,7 @@ export interface Variables {
 }
 
 /** SPEC "What it exports": the variables, what was kept, and the warnings. ConfigError for a Gloo or TensorPipe interface that cannot work. */
-export function exportVariables(input: VariablesInput): Variables {
+export function decideVariables(input: VariablesInput): Variables {
   const { decision, facts, job } = input;
   const { set, kept, warnings } = settleVariables(input, input.env, input.force);
   const ncclIfname = kept.NCCL_SOCKET_IFNAME ?? set.NCCL_SOCKET_IFNAME ?? `=${decision.interface}`;
