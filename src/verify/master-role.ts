@@ -11,7 +11,7 @@
  * - c10d: `--rdzv-conf is_host` if given, else `_matches_machine_hostname`
  *   (env/c10d-store-host.ts), where torch 2.x hosts in every case 1.13 does
  *   and more: the role follows 2.x, the product's torch, and the warning
- *   from export-variables names the 1.13 difference;
+ *   that c10dStoreHostWarning gives names the 1.13 difference;
  * - any other backend (etcd): the store is a service of its own, which every
  *   node reaches as a client.
  */
