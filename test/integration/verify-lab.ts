@@ -3,27 +3,12 @@
  * host through test/fixtures/verify-runner.ts, and stand up a TCP listener
  * there. Every wait is bounded.
  */
-
-import type { VerifyReport } from '../../src/verify/verify.js';
+import type { RunnerArgs, RunnerPrinted } from '../fixtures/verify-runner.js';
 import type { Lab } from '../lab/netns.js';
 
-export interface RunnerArgs {
-  level: 'none' | 'local' | 'master' | 'peers';
-  iface: string;
-  master?: { host: string; port: number } | null;
-  nodeRank?: number | null;
-  peers?: string[];
-  probePort?: number | null;
-  timeoutMs: number;
-  jobId?: string | null;
-}
-
-export interface RunnerResult {
+/** What the runner printed, its exit status and its logs. */
+export interface RunnerResult extends RunnerPrinted {
   code: number;
-  report: VerifyReport | null;
-  error: { name: string; exitCode: number; message: string; details: string[] } | null;
-  /** How long verify() itself ran, measured inside the runner (not the process start-up). */
-  elapsedMs: number;
   /** pino's JSON lines, parsed. */
   logs: { level: number; msg: string }[];
 }
@@ -59,7 +44,7 @@ export function startVerify(
         `verify-runner on ${host} printed nothing (exit ${result.exitCode}): ${stderr}`,
       );
     }
-    const printed = JSON.parse(stdout) as Omit<RunnerResult, 'code' | 'logs'>;
+    const printed = JSON.parse(stdout) as RunnerPrinted;
     const logs = stderr
       .split('\n')
       .filter((line) => line.startsWith('{'))
