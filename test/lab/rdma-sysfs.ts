@@ -221,3 +221,47 @@ export function layOutRdma(root: string, hcas: readonly FakeHca[]): void {
     }
   }
 }
+
+/** The MAC of the RoCE netdev eth2 on the host below, and its two addresses. */
+export const ROCE_MAC = '02:00:c6:12:07:02';
+export const ROCE_V4 = '198.18.7.2';
+export const ROCE_V6 = '2001:db8:7::2';
+
+/**
+ * The RDMA host the reader's tests lay out, in a plain directory
+ * (test/unit/rdma-read.test.ts) and over a real /sys
+ * (test/integration/rdma-transport.test.ts), so both read the same devices:
+ * InfiniBand HDR ports on mlx5_0 and mlx5_1 (its port down), RoCE on mlx5_2
+ * over eth2, mlx5_10 (after mlx5_2 in natural order; NCCL_IB_HCA=mlx5_1
+ * takes it too, as a prefix) and an EFA device, on uverbs0 to uverbs4.
+ */
+export const RDMA_HOST: readonly FakeHca[] = [
+  mlx5InfiniBand('mlx5_0', '0000:3b:00.0', 'uverbs0', 'ib0', 'ba59:9f03:000c:8d1a'),
+  mlx5InfiniBand('mlx5_1', '0000:5e:00.0', 'uverbs1', 'ib1', 'ba59:9f03:000c:8d1b', 'DOWN'),
+  mlx5Roce('mlx5_2', '0000:86:00.0', 'uverbs2', 'eth2', ROCE_MAC, [ROCE_V4, ROCE_V6]),
+  mlx5InfiniBand('mlx5_10', '0000:af:00.0', 'uverbs3', 'ib10', 'ba59:9f03:000c:8d2a'),
+  efa('efa_0', '0000:10:1d.0', 'uverbs4', 'fe80:0000:0000:0000:0408:06ff:fe2b:1c3d'),
+];
+
+/**
+ * What the reader must make of mlx5_0's port on RDMA_HOST: "4: ACTIVE",
+ * "5: LinkUp" and "200 Gb/sec (4X HDR)" parsed, 128 GID slots of which only
+ * GID 0 (fe80::port GUID, no netdev) is set.
+ */
+export const MLX5_0_PORT = {
+  port: 1,
+  state: 'ACTIVE',
+  physState: 'LinkUp',
+  linkLayer: 'InfiniBand',
+  rateGbps: 200,
+  netdev: 'ib0',
+  gidTableLength: 128,
+  gids: [
+    {
+      index: 0,
+      gid: 'fe80:0000:0000:0000:ba59:9f03:000c:8d1a',
+      type: 'IB/RoCE v1',
+      netdev: null,
+    },
+  ],
+};

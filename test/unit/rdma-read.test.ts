@@ -10,24 +10,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostFacts } from '../../src/host/host-facts.js';
 import { readHostFactsFrom } from '../../src/host/read-host-facts.js';
-import { efa, layOutRdma, mlx5InfiniBand, mlx5Roce } from '../lab/rdma-sysfs.js';
+import { layOutRdma, MLX5_0_PORT, RDMA_HOST, ROCE_MAC, ROCE_V4 } from '../lab/rdma-sysfs.js';
 
 let root: string;
 let facts: HostFacts;
 
-const MAC = '02:00:c6:12:07:02';
-
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'ncr-rdma-'));
-  layOutRdma(join(root, 'sys'), [
-    mlx5InfiniBand('mlx5_0', '0000:3b:00.0', 'uverbs0', 'ib0', 'ba59:9f03:000c:8d1a'),
-    mlx5InfiniBand('mlx5_1', '0000:5e:00.0', 'uverbs1', 'ib1', 'ba59:9f03:000c:8d1b', 'DOWN'),
-    mlx5Roce('mlx5_2', '0000:86:00.0', 'uverbs2', 'eth2', MAC, ['198.18.7.2', '2001:db8:7::2']),
-    mlx5InfiniBand('mlx5_10', '0000:af:00.0', 'uverbs3', 'ib10', 'ba59:9f03:000c:8d2a'),
-    efa('efa_0', '0000:10:1d.0', 'uverbs4', 'fe80:0000:0000:0000:0408:06ff:fe2b:1c3d'),
-  ]);
+  layOutRdma(join(root, 'sys'), RDMA_HOST);
   // The netdevs' own directories (veths in the namespace test), with dev_port.
-  for (const netdev of ['ib0', 'ib1', 'eth2', 'ib10']) {
+  for (const netdev of RDMA_HOST.flatMap((hca) => hca.netdevs)) {
     mkdirSync(join(root, 'sys/devices/virtual/net', netdev), { recursive: true });
     writeFileSync(join(root, 'sys/devices/virtual/net', netdev, 'dev_port'), '0\n');
   }
@@ -45,12 +37,12 @@ beforeAll(async () => {
     osInterfaces: {
       eth2: [
         {
-          address: '198.18.7.2',
+          address: ROCE_V4,
           netmask: '255.255.255.0',
           family: 'IPv4',
-          mac: MAC,
+          mac: ROCE_MAC,
           internal: false,
-          cidr: '198.18.7.2/24',
+          cidr: `${ROCE_V4}/24`,
         },
       ],
     },
@@ -72,23 +64,7 @@ describe('RDMA devices read from sysfs', () => {
 
   it('reads an InfiniBand HDR port: state, physical state, link layer, rate, IPoIB netdev, GID 0', () => {
     expect(facts.rdma?.devices.find((device) => device.name === 'mlx5_0')?.ports).toEqual([
-      {
-        port: 1,
-        state: 'ACTIVE',
-        physState: 'LinkUp',
-        linkLayer: 'InfiniBand',
-        rateGbps: 200,
-        netdev: 'ib0',
-        gidTableLength: 128,
-        gids: [
-          {
-            index: 0,
-            gid: 'fe80:0000:0000:0000:ba59:9f03:000c:8d1a',
-            type: 'IB/RoCE v1',
-            netdev: null,
-          },
-        ],
-      },
+      MLX5_0_PORT,
     ]);
     expect(facts.rdma?.devices.find((device) => device.name === 'mlx5_1')?.ports[0]).toMatchObject({
       state: 'DOWN',
