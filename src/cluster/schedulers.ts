@@ -1,8 +1,9 @@
 /**
  * The schedulers a job's shape is filled in from (SPEC "Cluster fill-in",
  * --cluster), each one module behind one interface. Adding one (PBS, LSF) is
- * a module that exports a `Scheduler` and its line in SCHEDULERS; --cluster's
- * choices and --cluster auto follow from the list.
+ * a module that exports a `Scheduler` (`as const satisfies Scheduler`, so its
+ * name is a literal type) and its line in SCHEDULERS; --cluster's choices and
+ * --cluster auto follow from the list.
  */
 import { pytorchJob } from './kubeflow-pytorchjob.js';
 import { slurm } from './slurm-job.js';
