@@ -303,8 +303,9 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
       'train.py',
     ];
     const master = startCheck(lab, 'a', { hostname: 'node-a', args: pair(0) });
-    // The abuser waits (bounded) for the master's service to listen.
-    const abuse = await lab.exec('c', 'node', ['-e', ABUSER, MGMT.a, '29601'], { timeout: 20_000 });
+    // The abuser waits (bounded) for the master's service to listen: up to 25 s, since a
+    // loaded 2-core machine once took over 10 s to start the master's check.
+    const abuse = await lab.exec('c', 'node', ['-e', ABUSER, MGMT.a, '29601'], { timeout: 40_000 });
     const seen = JSON.parse(String(abuse.stdout)) as Record<
       string,
       { answer: string; closedAfterMs: number }[]
@@ -345,7 +346,7 @@ const open = (payload) => new Promise((resolve, reject) => {
 (async () => {
   for (let waited = 0; ; waited += 100) {
     try { await new Promise((ok, fail) => net.connect({ host, port: Number(port) }, function () { this.destroy(); ok(); }).on('error', fail)); break; }
-    catch (error) { if (waited > 10000) throw error; await new Promise((r) => setTimeout(r, 100)); }
+    catch (error) { if (waited > 25000) throw error; await new Promise((r) => setTimeout(r, 100)); }
   }
   const [garbage, overlong, idle] = await Promise.all([
     Promise.all([open('GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'), open(Buffer.from([0, 255, 10, 13, 0]))]),
