@@ -33,6 +33,7 @@ import { readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { tsImport } from 'tsx/esm/api';
 import { FULL_MESH_MAX_NODES } from '../dist/verify/mesh-partners.js';
 import { median } from './bench-lib.js';
 
@@ -177,27 +178,12 @@ async function freePortPair() {
   }
 }
 
-function jobOf(nodes, masterPort, rank) {
-  return {
-    rdzvBackend: 'static',
-    master: { host: NODE, port: masterPort, source: 'bench' },
-    masterAddr: NODE,
-    nnodes: { min: nodes, max: nodes, source: 'bench' },
-    nodeRank: { value: rank, source: 'bench' },
-    standalone: false,
-    localAddr: null,
-    isHost: null,
-    fill: {},
-    clusterPeers: [],
-    cluster: null,
-  };
-}
-
 /** The node under test: rank 0's verify(), as the CLI runs it. */
 async function runMaster({ nodes, masterPort }) {
   const { pino } = await import('pino');
   const { Writable } = await import('node:stream');
   const { verify } = await import('../dist/verify/verify.js');
+  const { makeJob } = await tsImport('../test/fixtures/job-shape.ts', import.meta.url);
   // The mesh begins when the master has its roster: probe-peers.ts logs the mesh's shape then.
   let meshFrom = null;
   const sink = new Writable({
@@ -219,7 +205,12 @@ async function runMaster({ nodes, masterPort }) {
         reason: 'bench',
         trace: [],
       },
-      job: jobOf(nodes, masterPort, 0),
+      job: makeJob({
+        master: { host: NODE, port: masterPort, source: 'bench' },
+        masterAddr: NODE,
+        nnodes: { min: nodes, max: nodes, source: 'bench' },
+        nodeRank: { value: 0, source: 'bench' },
+      }),
       facts: {
         hostname: 'bench',
         interfaces: [
