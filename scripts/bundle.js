@@ -4,7 +4,8 @@
  * every dependency, runs with plain `node` and no node_modules, and is
  * executable itself (shebang). Dockerfile.example copies it into the image.
  *
- * - ESM for Node 20, built from the TypeScript sources (no tsc step needed).
+ * - ESM for Node 20, built from the TypeScript sources (no tsc step needed);
+ *   bin/ loads a CommonJS build of the same program (buildBin, below).
  * - What the normal build reads from the package folder at run time is
  *   inlined with esbuild `define`: the version (src/version.ts) and the
  *   template files of `nccl-run init` (src/templates/init.ts).
@@ -53,19 +54,11 @@ function buildOptions() {
   };
 }
 
-/** An entry module that runs nccl-run (src/cli/entry.ts exports start()). */
-const RUN_ENTRY = {
-  contents: "import { start } from './src/cli/entry.ts';\nawait start();\n",
-  resolveDir: root,
-  sourcefile: 'run-nccl-run.ts',
-  loader: 'ts',
-};
-
 /** The one-file build: everything in one .mjs, for images and copying around. */
 export async function bundle({ outfile = BUNDLE_PATH } = {}) {
   const result = await build({
     ...buildOptions(),
-    stdin: RUN_ENTRY,
+    entryPoints: [join(root, 'src/cli/run.ts')],
     format: 'esm',
     outfile,
     banner: {

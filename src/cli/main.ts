@@ -1,7 +1,7 @@
 /**
  * The entry point (changesets' shape, STYLE.md §4): split, parse, settle,
  * plan, then the command; one catch turns typed errors into the exit table of
- * SPEC.md. Only bin/nccl-run.js turns the returned status into process exit.
+ * SPEC.md. Only entry.ts turns the returned status into process exit.
  */
 import { formatEnv, shellQuote } from '../env/format-env.js';
 import { EXIT, NcclRunError, UsageError } from '../errors.js';
