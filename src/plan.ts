@@ -115,6 +115,7 @@ export async function makePlan(
   torchrunArgv: readonly string[],
   settled: Settled,
   env: NodeJS.ProcessEnv,
+  /** linkDetails: read down links' addresses and virtual kinds whatever NCCL needs (explain shows them). */
   { linkDetails = true }: { linkDetails?: boolean } = {},
 ): Promise<Plan> {
   const progress: Progress = {};
@@ -149,19 +150,39 @@ async function readInputs(
   const ncclVersion = findNcclVersion(userEnv);
   const conf = readNcclConf(userEnv, ncclVersion?.version ?? null);
 
+  const ncclView = { ...conf.values, ...userEnv };
+  const rules = ncclRules(ncclVersion?.version ?? null);
+  const userNcclIfname = options.force ? null : userValue(ncclView, 'NCCL_SOCKET_IFNAME');
+  const commIdName =
+    ncclView.NCCL_COMM_ID === undefined ? null : commIdHost(ncclView.NCCL_COMM_ID);
+
   const job = readJobShape(torchrunArgv, userEnv, detectCluster(options.cluster, userEnv));
   progress.job = job;
-  // The host's facts are read while the master's name resolves and the kernel
-  // is asked for the route to it: three independent waits, overlapped.
+  // The host's facts are read while the names resolve and the kernel is asked
+  // for the route to the master: independent waits, overlapped. `ip -d addr
+  // show` (a process) adds the addresses of links that are down or without
+  // carrier: explain shows them, and NCCL walks them where its pick matters
+  // to the decision, under a kept NCCL_SOCKET_IFNAME with 2.19-2.27 (which
+  // skips no down link) or for NCCL_COMM_ID (whose subnet match never does).
   const factsRead =
     options.facts !== null
       ? import('./host/facts-file.js').then(({ readFactsFile }) =>
           readFactsFile(options.facts as string),
         )
-      : readHostFacts({ linkDetails });
+      : readHostFacts({
+          linkDetails:
+            linkDetails ||
+            commIdName !== null ||
+            (userNcclIfname !== null && rules === '2.19-2.27'),
+        });
   // Handled below; this only keeps a failure from counting as unhandled meanwhile.
   factsRead.catch(() => {});
   progress.factsRead = factsRead;
+  const masterAddr = otherMasterAddr(job);
+  const otherLookups = Promise.all([
+    commIdName === null ? [] : lookupAll(commIdName),
+    masterAddr === null ? [] : lookupAll(masterAddr),
+  ]);
   progress.master = job.master && { ...job.master, addresses: [] };
   const masterAddresses = job.master ? await resolveMaster(job.master.host) : [];
   const master = job.master && { ...job.master, addresses: masterAddresses };
@@ -172,14 +193,9 @@ async function readInputs(
     factsRead,
     wanted.length > 0 ? routeTo(wanted, factsRead, options.facts === null) : [],
   ]);
-  const ncclView = { ...conf.values, ...userEnv };
-  const commId = ncclView.NCCL_COMM_ID;
-  const commIdName = commId === undefined ? null : commIdHost(commId);
-  const masterAddr = otherMasterAddr(job);
-  const [hostnameAddresses, commIdAddresses, masterAddrAddresses] = await Promise.all([
+  const [hostnameAddresses, [commIdAddresses, masterAddrAddresses]] = await Promise.all([
     lookupAll(facts.hostname),
-    commIdName === null ? [] : lookupAll(commIdName),
-    masterAddr === null ? [] : lookupAll(masterAddr),
+    otherLookups,
   ]);
   const question = storeHostQuestion(job, facts, masterAddresses);
   const machine =
@@ -187,10 +203,9 @@ async function readInputs(
       ? null
       : await machineNames(question.endpoint, facts.hostname, hostnameAddresses);
 
-  const rules = ncclRules(ncclVersion?.version ?? null);
   const context: ResolveContext = {
     explicitInterfaces: options.iface,
-    userNcclIfname: options.force ? null : userValue(ncclView, 'NCCL_SOCKET_IFNAME'),
+    userNcclIfname,
     userNcclFamily: options.force ? null : (ncclView.NCCL_SOCKET_FAMILY ?? null),
     ncclRules: rules,
     excludes: buildExcludes(options.exclude, options.noDefaultExcludes),

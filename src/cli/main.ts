@@ -103,8 +103,8 @@ export async function main(
     if (launcherFile !== '' && parseTorchrunArgs(split.torchrun).help) {
       return launch({ ...settled.envFileExtras, ...(env as Record<string, string>) });
     }
-    // `ip -d addr show` (down links' addresses, virtual kinds) is for explain
-    // to show; no decision depends on it, and it is a process spawn.
+    // `ip -d addr show` (down links' addresses, virtual kinds) is a process
+    // spawn: explain always shows them; the others, only where NCCL's pick needs them.
     const plan = await makePlan(split.torchrun, settled, env, {
       linkDetails: split.command === 'explain',
     }).catch((error: unknown) => {

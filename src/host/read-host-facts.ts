@@ -47,9 +47,10 @@ export interface FactSources {
  * Reads this host's interfaces once: os.networkInterfaces() plus /sys/class/net
  * and the routing table. linkDetails adds `ip -d addr show`: the addresses of
  * links that are down or without carrier, and the kernel's name for each
- * virtual kind. Neither can change a decision (such links are unusable, and
- * every virtual kind ranks alike), so only `explain` and its snapshots, which
- * show them, pay for the extra process at start-up.
+ * virtual kind. No strategy uses them (such links are unusable, and every
+ * virtual kind ranks alike), but NCCL 2.19-2.27 walks down links' addresses:
+ * plan.ts asks for them where NCCL's own pick matters, and `explain`, whose
+ * snapshots show them, always.
  */
 export async function readHostFacts({ linkDetails = true } = {}): Promise<HostFacts> {
   return readHostFactsFrom({
