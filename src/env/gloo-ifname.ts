@@ -45,7 +45,9 @@ export function checkGlooIfname(
   value: string,
   context: GlooCheckContext,
 ): string[] {
-  const names = glooInterfaceNames(value);
+  // TensorPipe (tensorpipe_agent.cpp) hands the whole value to
+  // lookupAddrForIface as one name; only torch's Gloo binding splits on ','.
+  const names = variable === 'TP_SOCKET_IFNAME' ? [value] : glooInterfaceNames(value);
   const said = `${variable}='${value}' (set in ${context.from})`;
   const fix = `use ${variable}=${context.chosen}, or --force to let nccl-run replace it`;
   const address = names.find(isAddress);

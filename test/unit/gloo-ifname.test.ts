@@ -84,6 +84,12 @@ describe('checkGlooIfname', () => {
     );
   });
 
+  it('reads TP_SOCKET_IFNAME as one name: TensorPipe does not split a comma list', () => {
+    expect(() => checkGlooIfname('TP_SOCKET_IFNAME', 'ens3f0,eno1', context)).toThrow(
+      "TP_SOCKET_IFNAME='ens3f0,eno1' (set in the env file) names ens3f0,eno1, which this host does not have",
+    );
+  });
+
   it('warns about a comma list of a different length than NCCL_SOCKET_IFNAME', () => {
     expect(check('ens3f0,eno1')).toEqual([
       "GLOO_SOCKET_IFNAME='ens3f0,eno1' (set in the env file) lists 2 interfaces but NCCL_SOCKET_IFNAME='=ens3f0' lists 1; Gloo and NCCL will not use the same interfaces",
