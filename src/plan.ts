@@ -26,7 +26,7 @@ import { readJobShape } from './job/read-job-shape.js';
 import type { Settled } from './options/settle-options.js';
 import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js';
 import { buildExcludes } from './resolve/excludes.js';
-import { resolveMaster } from './resolve/master.js';
+import { addressesOf, resolveMaster } from './resolve/master.js';
 import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './resolve/nccl-pick.js';
 import { runChain } from './resolve/run-chain.js';
 import { isSingleNode } from './resolve/strategies/local.js';
@@ -153,8 +153,7 @@ async function readInputs(
   const ncclView = { ...conf.values, ...userEnv };
   const rules = ncclRules(ncclVersion?.version ?? null);
   const userNcclIfname = options.force ? null : userValue(ncclView, 'NCCL_SOCKET_IFNAME');
-  const commIdName =
-    ncclView.NCCL_COMM_ID === undefined ? null : commIdHost(ncclView.NCCL_COMM_ID);
+  const commIdName = ncclView.NCCL_COMM_ID === undefined ? null : commIdHost(ncclView.NCCL_COMM_ID);
 
   const job = readJobShape(torchrunArgv, userEnv, detectCluster(options.cluster, userEnv));
   progress.job = job;
@@ -180,8 +179,8 @@ async function readInputs(
   progress.factsRead = factsRead;
   const masterAddr = otherMasterAddr(job);
   const otherLookups = Promise.all([
-    commIdName === null ? [] : lookupAll(commIdName),
-    masterAddr === null ? [] : lookupAll(masterAddr),
+    commIdName === null ? [] : addressesOf(commIdName),
+    masterAddr === null ? [] : addressesOf(masterAddr),
   ]);
   progress.master = job.master && { ...job.master, addresses: [] };
   const masterAddresses = job.master ? await resolveMaster(job.master.host) : [];
@@ -194,7 +193,7 @@ async function readInputs(
     wanted.length > 0 ? routeTo(wanted, factsRead, options.facts === null) : [],
   ]);
   const [hostnameAddresses, [commIdAddresses, masterAddrAddresses]] = await Promise.all([
-    lookupAll(facts.hostname),
+    addressesOf(facts.hostname),
     otherLookups,
   ]);
   const question = storeHostQuestion(job, facts, masterAddresses);
@@ -253,7 +252,6 @@ function decide(inputs: Inputs, settled: Settled, torchrunArgv: readonly string[
     options,
     facts,
     env: { ...conf.values, ...userEnv },
-    force: options.force,
     routesToMaster,
     masterAddresses: master?.addresses ?? [],
     masterAddrAddresses: inputs.masterAddrAddresses,
@@ -275,9 +273,7 @@ function decide(inputs: Inputs, settled: Settled, torchrunArgv: readonly string[
     userEnv,
     childEnv,
     keptIfname:
-      keptIfname === undefined
-        ? null
-        : { value: keptIfname, from: keptFrom.NCCL_SOCKET_IFNAME ?? 'the environment' },
+      keptIfname === undefined ? null : { value: keptIfname, from: originOf('NCCL_SOCKET_IFNAME') },
     commIdAddress: inputs.commIdAddress,
     hostnameAddresses: inputs.hostnameAddresses,
   });
@@ -344,12 +340,6 @@ function settleFamily({ options, sources }: Settled, master: MasterInfo | null):
     );
   }
   return family;
-}
-
-/** What a name resolves to, in getaddrinfo's order; none on failure. */
-async function lookupAll(name: string): Promise<string[]> {
-  if (name === '') return [];
-  return resolveMaster(name).catch(() => []);
 }
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -15,11 +15,12 @@
  * the management network, is hosted by no node: every agent waits for the
  * store until the rendezvous times out.
  */
-import { lookup, lookupService } from 'node:dns/promises';
+import { lookupService } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { HostFacts } from '../host/host-facts.js';
 import { interfaceHolding, isLoopbackAddress, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
+import { addressesOf } from '../resolve/master.js';
 
 /** `_matches_machine_hostname(endpoint)` on this host, as each torch computes it. */
 export interface StoreHostRule {
@@ -72,6 +73,8 @@ export async function storeHostRule(
   hostname: string,
 ): Promise<StoreHostRule> {
   const byName = endpoint === 'localhost' || endpoint === hostname;
+  // Where the hostname does not resolve, torch's getaddrinfo raises and
+  // torchrun stops at once; with no address the rule holds only by name.
   const addresses = byName ? [] : await addressesOf(hostname);
   return matchesMachineHostname(
     endpoint,
@@ -143,16 +146,6 @@ export function c10dStoreHostWarning(
   }
   const resolved = rule.hostnameAddresses.join(', ') || 'nothing';
   return `${subject}, but torchrun hosts the store only at localhost, the hostname ${facts.hostname}, its canonical name, an address it resolves to (${resolved}) or, in torch 2.x, a name resolving to one of those: ${stall}; ${fix}`;
-}
-
-async function addressesOf(name: string): Promise<string[]> {
-  try {
-    return (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address);
-  } catch {
-    // torch's getaddrinfo(hostname) raises here, and torchrun stops at once;
-    // with no address the rule holds only for the names above.
-    return [];
-  }
 }
 
 /**

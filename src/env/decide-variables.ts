@@ -20,7 +20,6 @@ export interface VariablesInput extends ExportInput {
   facts: HostFacts;
   /** What the user set: the environment over the env file over NCCL's files. */
   env: Readonly<Record<string, string | undefined>>;
-  force: boolean;
   routesToMaster: readonly RouteAnswer[];
   masterAddresses: readonly string[];
   /** What the job's --master-addr resolves to where a c10d endpoint is not it (master-network.ts). */
@@ -44,7 +43,7 @@ export interface Variables {
 /** SPEC "What it exports": the variables, what was kept, and the warnings. ConfigError for a Gloo or TensorPipe interface that cannot work. */
 export function decideVariables(input: VariablesInput): Variables {
   const { decision, facts, job } = input;
-  const { set, kept, warnings } = settleVariables(input, input.env, input.force);
+  const { set, kept, warnings } = settleVariables(input, input.env);
   const ncclIfname = kept.NCCL_SOCKET_IFNAME ?? set.NCCL_SOCKET_IFNAME ?? `=${decision.interface}`;
   warnings.push(
     ...keptWarnings(kept, (name) => ({ decision, facts, ncclIfname, from: input.origin(name) })),

@@ -25,7 +25,7 @@ import { checkGlooIfname } from './gloo-ifname.js';
 export interface ExportInput {
   decision: Decision;
   job: JobShape;
-  options: Pick<Options, 'ncclDebug' | 'ncclDebugSubsys' | 'requireTransport'>;
+  options: Pick<Options, 'ncclDebug' | 'ncclDebugSubsys' | 'requireTransport' | 'force'>;
 }
 
 /** What a kept value is judged against. */
@@ -58,7 +58,7 @@ export interface ExportedVariable {
  */
 const SHORTER_THAN_TWO = 'shorter than 2 characters';
 
-export const EXPORTED = {
+const EXPORTED = {
   // NCCL matches names by prefix unless the list starts with `=`
   // (src/misc/utils.cc matchIfList): plain bond0 would also take bond0.2973.
   // A kept value is judged by what NCCL binds under it (nccl-pick-warnings.ts).
@@ -146,8 +146,8 @@ export interface Settled {
 export function settleVariables(
   input: ExportInput,
   env: Readonly<Record<string, string | undefined>>,
-  force: boolean,
 ): Settled {
+  const { force } = input.options;
   const settled: Settled = { set: {}, kept: {}, warnings: [] };
   for (const [name, variable] of Object.entries(EXPORTED) as [ExportedName, ExportedVariable][]) {
     const value = variable.value(input);
@@ -203,7 +203,7 @@ function glooCheck(name: string, value: string, context: KeptContext): string[] 
  * and silently ignores anything else; a valid one that differs from the
  * chosen family makes NCCL look for an address the chosen interface may not have.
  */
-export function socketFamilyWarning(
+function socketFamilyWarning(
   kept: string,
   chosen: Pick<Decision, 'interface' | 'address' | 'family'>,
 ): string | null {

@@ -42,3 +42,9 @@ export async function resolveMaster(host: string): Promise<string[]> {
   }
   return addresses;
 }
+
+/** What a name resolves to, in getaddrinfo's order; none when it does not (or for an empty name). */
+export async function addressesOf(name: string): Promise<string[]> {
+  if (name === '') return [];
+  return resolveMaster(name).catch(() => []);
+}

@@ -19,7 +19,7 @@ export const TEMPLATES = {
   env: 'templates/nccl-run.env',
 } as const;
 export type TemplateName = keyof typeof TEMPLATES;
-export const TEMPLATE_NAMES = Object.keys(TEMPLATES) as TemplateName[];
+const TEMPLATE_NAMES = Object.keys(TEMPLATES) as TemplateName[];
 
 /**
  * The one-file bundle carries the template files in this constant (an esbuild

@@ -6,7 +6,7 @@
  * another path than the one the variables name.
  */
 import type { HostFacts, InterfaceFacts, RouteAnswer, RouteEntry } from '../host/host-facts.js';
-import { prefixContains, sameAddress } from '../host/ip-address.js';
+import { interfaceHolding, prefixContains, sameAddress } from '../host/ip-address.js';
 import type { Decision } from '../resolve/decision.js';
 // One rule for "up" everywhere: the one the strategies choose by (NCCL's IFF_RUNNING).
 import { isUp } from '../resolve/usable.js';
@@ -45,9 +45,7 @@ export function checkLocal(
 function routeWarning(route: RouteAnswer, facts: HostFacts, chosen: InterfaceFacts): string[] {
   if (route.type === 'local') {
     // The master is this host; its address's owner is the interface peers reach it on (SPEC `route`).
-    const owner = facts.interfaces.find((iface) =>
-      iface.addresses.some((a) => sameAddress(a.address, route.destination)),
-    );
+    const owner = interfaceHolding(facts.interfaces, route.destination);
     if (owner === undefined || owner.name === chosen.name) return [];
     return [
       `the master address ${route.destination} belongs to ${owner.name}, not to the chosen ${chosen.name}: workers reach this node on ${owner.name} while NCCL and Gloo use ${chosen.name}`,

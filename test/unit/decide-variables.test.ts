@@ -41,7 +41,13 @@ type Overrides = Partial<VariablesInput> & Partial<VariablesInput['options']>;
 
 /** The input plan.ts would give: the names it would resolve are address literals here. */
 async function input(overrides: Overrides = {}): Promise<VariablesInput> {
-  const { ncclDebug = null, ncclDebugSubsys = null, requireTransport = null, ...rest } = overrides;
+  const {
+    ncclDebug = null,
+    ncclDebugSubsys = null,
+    requireTransport = null,
+    force = false,
+    ...rest
+  } = overrides;
   const chosenFacts: HostFacts = overrides.facts ?? facts;
   const chosenJob = overrides.job ?? job();
   const masterAddresses = overrides.masterAddresses ?? [MASTER];
@@ -50,9 +56,8 @@ async function input(overrides: Overrides = {}): Promise<VariablesInput> {
     decision: decision(),
     facts: chosenFacts,
     job: chosenJob,
-    options: { ncclDebug, ncclDebugSubsys, requireTransport },
+    options: { ncclDebug, ncclDebugSubsys, requireTransport, force },
     env: {},
-    force: false,
     routesToMaster: await routeTo(masterAddresses, chosenFacts, false),
     masterAddresses,
     masterAddrAddresses: masterAddr !== null && isIP(masterAddr) !== 0 ? [masterAddr] : [],

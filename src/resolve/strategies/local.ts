@@ -3,7 +3,7 @@
  * host has; excludes do not apply (lo is on the default list for the others).
  */
 import type { HostFacts } from '../../host/host-facts.js';
-import { isLoopbackAddress, sameAddress } from '../../host/ip-address.js';
+import { interfaceHolding, isLoopbackAddress } from '../../host/ip-address.js';
 import type { JobShape } from '../../job/job-shape.js';
 import type { Strategy } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
@@ -49,8 +49,8 @@ export const local: Strategy = (facts, context) => {
 export function isSingleNode(job: JobShape, masterAddresses: string[], facts: HostFacts): boolean {
   if (job.standalone) return true;
   if (job.nnodes.max !== 1) return false;
-  const own = facts.interfaces.flatMap((iface) => iface.addresses.map((a) => a.address));
   return masterAddresses.every(
-    (master) => isLoopbackAddress(master) || own.some((address) => sameAddress(address, master)),
+    (master) =>
+      isLoopbackAddress(master) || interfaceHolding(facts.interfaces, master) !== undefined,
   );
 }
