@@ -11,17 +11,17 @@
  * version (Debian 12: 1.13, Debian 13: 2.6), else from the lab's Debian root
  * of its release (debian-root.ts labRoot, built once per machine, needs root).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { beforeAll, expect, it } from 'vitest';
 import { parseTorchrunArgs } from '../../src/job/torchrun-args.js';
 import { ROWS, type TorchrunRow } from '../fixtures/torchrun-rows.js';
 import { inRoot, labRoot, type Suite } from '../lab/debian-root.js';
+import { HOST_TORCHRUN, torchrunInterpreter, torchrunVersion } from '../lab/host-torchrun.js';
 import { tier } from '../lab/tier.js';
 
 const PARSER_PY = fileURLToPath(new URL('../fixtures/torchrun-parser.py', import.meta.url));
-const HOST_TORCHRUN = '/usr/bin/torchrun';
 
 type Version = '1.13' | '2.6';
 const SUITE: Record<Version, Suite> = { '1.13': 'bookworm', '2.6': 'trixie' };
@@ -43,34 +43,23 @@ interface Report {
   results: Answer[];
 }
 
-/** The torch version a torchrun entry script names (Debian's: `torch==1.13.0a0+gitunknown`). */
-function namedVersion(torchrun: string): string | null {
-  return /torch==(\d+\.\d+)/.exec(readFileSync(torchrun, 'utf8'))?.[1] ?? null;
-}
-
 /** The root holding `version`'s torchrun: the host when it is that version, else the lab root. */
 function rootOf(version: Version): { path: string } | { error: string } {
-  if (existsSync(HOST_TORCHRUN) && namedVersion(HOST_TORCHRUN) === version) return { path: '/' };
+  if (existsSync(HOST_TORCHRUN) && torchrunVersion() === version) return { path: '/' };
   const root = labRoot(SUITE[version]);
   if ('error' in root) {
     const host = existsSync(HOST_TORCHRUN)
-      ? `the host's ${HOST_TORCHRUN} is torch ${namedVersion(HOST_TORCHRUN) ?? '(unknown)'}`
+      ? `the host's ${HOST_TORCHRUN} is torch ${torchrunVersion() ?? '(unknown)'}`
       : `there is no ${HOST_TORCHRUN} (apt-get install python3-torch)`;
     return { error: `${host}, and ${root.error}` };
   }
   return root;
 }
 
-/** The interpreter on a torchrun's `#!` line, e.g. /usr/bin/python3.11. */
-function interpreterOf(torchrun: string): string {
-  const line = readFileSync(torchrun, 'utf8').split('\n', 1)[0] ?? '';
-  const match = /^#!\s*(\S+)/.exec(line);
-  if (!match?.[1]) throw new Error(`${torchrun} has no #! line: ${JSON.stringify(line)}`);
-  return match[1];
-}
-
 async function askParser(root: string): Promise<Report> {
-  const python = interpreterOf(root === '/' ? HOST_TORCHRUN : `${root}${HOST_TORCHRUN}`);
+  const torchrun = root === '/' ? HOST_TORCHRUN : `${root}${HOST_TORCHRUN}`;
+  const python = torchrunInterpreter(torchrun);
+  if (python === null) throw new Error(`${torchrun} has no #! line naming its Python`);
   const [command, ...args] =
     root === '/' ? [python, PARSER_PY] : inRoot(root, 'torchrun-parser', python, [PARSER_PY]);
   const run = await execa(command as string, args, {

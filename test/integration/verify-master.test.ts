@@ -8,16 +8,24 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { torch26Env } from '../lab/debian-root.js';
+import { HOST_TORCHRUN, torchrunInterpreter, torchrunVersion } from '../lab/host-torchrun.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier, tierTest } from '../lab/tier.js';
 import { iptables, listenInside, runVerify, startVerify } from './verify-lab.js';
 
 const MASTER = { host: '198.18.10.1', port: 29500 };
-const TORCH_PYTHON = '/usr/bin/python3.11';
-const torchUnavailable =
-  existsSync('/usr/bin/torchrun') && existsSync(TORCH_PYTHON)
-    ? null
-    : `Debian's torch 1.13 (/usr/bin/torchrun, ${TORCH_PYTHON}) is not installed`;
+/** torch's Python: the one the host's torchrun runs (3.11 on Debian 12, 3.13 on Debian 13). */
+const TORCH_PYTHON = torchrunInterpreter();
+const torchUnavailable = !existsSync(HOST_TORCHRUN)
+  ? `Debian's torch (${HOST_TORCHRUN}) is not installed`
+  : TORCH_PYTHON === null
+    ? `${HOST_TORCHRUN} has no #! line naming its Python`
+    : !existsSync(TORCH_PYTHON)
+      ? `${TORCH_PYTHON}, on ${HOST_TORCHRUN}'s #! line, is missing`
+      : null;
+/** LAB WORKAROUND (debian-root.ts torch26Env): Debian's torch 2.6 TCPStore needs use_libuv=False. */
+const TORCH_ENV = torchrunVersion()?.startsWith('1.') ? {} : torch26Env;
 
 tier('verify master and local, in namespaces', netnsUnavailable, () => {
   const lab = new Lab('vm');
@@ -186,7 +194,7 @@ tier('verify master and local, in namespaces', netnsUnavailable, () => {
     async () => {
       const store = lab.exec(
         'm',
-        TORCH_PYTHON,
+        TORCH_PYTHON as string,
         [
           '-c',
           [
@@ -197,7 +205,7 @@ tier('verify master and local, in namespaces', netnsUnavailable, () => {
             'print("joined by", s.get("joined").decode(), flush=True)',
           ].join('\n'),
         ],
-        { reject: false, timeout: 60_000 },
+        { reject: false, timeout: 60_000, env: TORCH_ENV },
       );
       stops.push(() => store.kill('SIGKILL'));
       const first = await runVerify(lab, 'w', {
@@ -215,7 +223,7 @@ tier('verify master and local, in namespaces', netnsUnavailable, () => {
       expect([first.code, second.code]).toEqual([0, 0]);
       const client = await lab.exec(
         'w',
-        TORCH_PYTHON,
+        TORCH_PYTHON as string,
         [
           '-c',
           [
@@ -225,7 +233,7 @@ tier('verify master and local, in namespaces', netnsUnavailable, () => {
             'print("set", flush=True)',
           ].join('\n'),
         ],
-        { reject: false, timeout: 40_000 },
+        { reject: false, timeout: 40_000, env: TORCH_ENV },
       );
       expect(client.stdout).toBe('set');
       const served = await store;
