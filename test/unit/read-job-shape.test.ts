@@ -590,14 +590,15 @@ describe('readJobShape', () => {
     it.each(BAD_VALUES)('$why', check);
   });
 
-  it('errors are one line', () => {
-    for (const row of BAD_VALUES) {
-      try {
-        readJobShape(row.argv, row.env ?? {}, row.cluster ?? null);
-      } catch (error) {
-        expect((error as Error).message).not.toContain('\n');
-      }
+  it.each(BAD_VALUES)('errors are one line: $why', (row) => {
+    let message: string | undefined;
+    try {
+      readJobShape(row.argv, row.env ?? {}, row.cluster ?? null);
+    } catch (error) {
+      message = (error as Error).message;
     }
+    expect(message, 'a bad-values row must throw').toBeTypeOf('string');
+    expect(message).not.toContain('\n');
   });
 
   it('reads only the env object it is given', () => {
