@@ -4,8 +4,8 @@
  *   can be: NCCL's version and files, the scheduler, the job's shape, the
  *   host's facts, the names (master, hostname, NCCL_COMM_ID), the kernel's
  *   routes to the master, and for `agree` the round with the other nodes;
- * - decide: pure. The chain, the variables, the warnings, what NCCL and
- *   Gloo will bind, the data plane.
+ * - the chain (resolve/run-chain.ts), then derive: pure. The variables, the
+ *   warnings, what NCCL and Gloo will bind, the data plane.
  * Verification and launch happen in main, after whatever the command prints.
  */
 import { detectCluster } from './cluster/schedulers.js';
@@ -94,6 +94,8 @@ export interface Learned {
   job: JobShape;
   facts: HostFacts | null;
   master: MasterInfo | null;
+  /** The chain's pick, when a step after it failed (a kept GLOO_SOCKET_IFNAME, the transport). */
+  decision: Decision | null;
   trace: TraceEntry[];
   command: string[];
 }
@@ -109,6 +111,7 @@ interface Progress {
   job?: JobShape;
   factsRead?: Promise<HostFacts>;
   master?: MasterInfo | null;
+  decision?: Decision;
 }
 
 export async function makePlan(
@@ -121,14 +124,16 @@ export async function makePlan(
   const progress: Progress = {};
   try {
     const inputs = await readInputs(torchrunArgv, settled, env, linkDetails, progress);
-    return decide(inputs, settled, torchrunArgv);
+    progress.decision = runChain(settled.options.strategy, inputs.facts, inputs.context);
+    return derive(inputs, progress.decision, settled, torchrunArgv);
   } catch (error) {
     if (progress.job !== undefined && typeof error === 'object' && error !== null) {
       learnedBefore.set(error, {
         job: progress.job,
         facts: (await progress.factsRead?.catch(() => null)) ?? null,
         master: progress.master ?? null,
-        trace: error instanceof NoInterfaceError ? error.trace : [],
+        decision: progress.decision ?? null,
+        trace: progress.decision?.trace ?? (error instanceof NoInterfaceError ? error.trace : []),
         command: [...settled.options.torchrun, ...torchrunArgv],
       });
     }
@@ -239,11 +244,15 @@ async function readInputs(
   };
 }
 
-/** The chain, the variables and what NCCL and Gloo will bind: from the inputs alone. */
-function decide(inputs: Inputs, settled: Settled, torchrunArgv: readonly string[]): Plan {
+/** From the inputs and the chain's decision alone: the variables, the warnings, what NCCL and Gloo will bind. */
+function derive(
+  inputs: Inputs,
+  decision: Decision,
+  settled: Settled,
+  torchrunArgv: readonly string[],
+): Plan {
   const { options } = settled;
   const { job, facts, master, context, conf, userEnv, routesToMaster } = inputs;
-  const decision = runChain(options.strategy, facts, context);
   const originOf = (name: string) =>
     conf.origins[name] ?? (name in inputs.processEnv ? 'the environment' : 'the env file');
   const exported = decideVariables({

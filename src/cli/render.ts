@@ -20,13 +20,7 @@ export function explainJson(plan: Plan) {
     rdma: plan.facts.rdma,
     master: plan.master,
     job: jobJson(plan.job),
-    decision: {
-      interface: decision.interface,
-      address: decision.address,
-      family: decision.family,
-      strategy: decision.strategy,
-      reason: decision.reason,
-    },
+    decision: decisionJson(decision),
     trace: decision.trace,
     env: variables.set,
     kept: variables.kept,
@@ -44,6 +38,10 @@ export function explainJson(plan: Plan) {
   };
 }
 
+function decisionJson({ interface: name, address, family, strategy, reason }: Plan['decision']) {
+  return { interface: name, address, family, strategy, reason };
+}
+
 function jobJson(job: Plan['job']) {
   const { rdzvBackend, nnodes, nodeRank, standalone, cluster } = job;
   return { rdzvBackend, nnodes, nodeRank, standalone, cluster };
@@ -51,7 +49,8 @@ function jobJson(job: Plan['job']) {
 
 /**
  * explain --json when a step failed (SPEC "Outputs"): everything learned up
- * to the failure, no decision, and the error with its exit status.
+ * to the failure (the decision, when the chain had made it), and the error
+ * with its exit status.
  */
 export function explainFailureJson(learned: Learned, error: NcclRunError) {
   return {
@@ -61,7 +60,7 @@ export function explainFailureJson(learned: Learned, error: NcclRunError) {
     rdma: learned.facts?.rdma,
     master: learned.master,
     job: jobJson(learned.job),
-    decision: null,
+    decision: learned.decision && decisionJson(learned.decision),
     trace: learned.trace,
     env: {},
     kept: {},
@@ -82,6 +81,7 @@ export function explainFailureText(learned: Learned, error: NcclRunError): strin
     ...table,
     masterLine(learned.master),
     jobLine(learned.job),
+    ...(learned.decision === null ? [] : [decisionLine(learned.decision)]),
     '',
     `Error      (exit ${error.exitCode}) ${error.message}`,
     ...error.details.map((line) => `  ${line}`),
@@ -96,6 +96,10 @@ function masterLine(master: Plan['master']): string {
   return master
     ? `Master     ${master.host}:${master.port} (${master.source}) -> ${master.addresses.join(', ') || 'no address'}`
     : 'Master     none (standalone: torchrun makes its own endpoint on localhost)';
+}
+
+function decisionLine(decision: Plan['decision']): string {
+  return `Decision   ${decision.interface} ${decision.address} (${decision.family}) by ${decision.strategy}: ${decision.reason}`;
 }
 
 function jobLine(job: Plan['job']): string {
@@ -113,7 +117,7 @@ export function explainText(plan: Plan): string {
     '',
     masterLine(master),
     jobLine(plan.job),
-    `Decision   ${decision.interface} ${decision.address} (${decision.family}) by ${decision.strategy}: ${decision.reason}`,
+    decisionLine(decision),
     `NCCL       ${ncclLine(plan)}`,
     `Unmanaged  with nothing set, NCCL would bind ${bindText(plan.unmanaged.nccl)} and Gloo ${bindText(plan.unmanaged.gloo)}`,
     ...transportLines(plan.transport, plan.facts.rdma),

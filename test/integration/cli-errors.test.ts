@@ -228,4 +228,27 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
     expect(text.stdout).toContain('Error      (exit 69) --iface nope is not usable');
     expect(text.stdout).toContain('eno1');
   });
+
+  it('explain keeps the decision and its trace when a step after the chain fails (a kept GLOO_SOCKET_IFNAME Gloo rejects)', async () => {
+    const args = [
+      ...['explain', '--json', '--facts', facts('docker-host'), '--iface', 'eno1'],
+      ...['--nnodes=2', '--node-rank=1', '--master-addr=10.1.0.5', 'train.py'],
+    ];
+    const explain = (argv: string[]) =>
+      execa(bin, argv, {
+        reject: false,
+        extendEnv: false,
+        env: { PATH: process.env.PATH ?? '', GLOO_SOCKET_IFNAME: '^lo' },
+      });
+    const { exitCode: status, stdout } = await explain(args);
+    expect(status).toBe(78);
+    const report = JSON.parse(stdout);
+    expect(report.error.message).toMatch(/^GLOO_SOCKET_IFNAME='\^lo' .* uses NCCL's \^\/= syntax/);
+    expect(report.decision).toMatchObject({ interface: 'eno1', strategy: 'explicit' });
+    expect(report.trace).toEqual([
+      expect.objectContaining({ strategy: 'explicit', outcome: 'picked' }),
+    ]);
+    const text = await explain(args.filter((arg) => arg !== '--json'));
+    expect(text.stdout).toMatch(/^Decision {3}eno1 .* by explicit/m);
+  });
 });
