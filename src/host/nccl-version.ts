@@ -3,8 +3,10 @@
  * (SPEC "NCCL's own pick"): `NCCL_VERSION`, which NVIDIA's images set
  * (`2.22.3`, any `-1` or `+cuda12.4` suffix ignored); else the versioned
  * file that `libnccl.so.2` names in the first folder of the library path
- * holding it, searched as ld.so searches: LD_LIBRARY_PATH, the folders of
- * /etc/ld.so.conf (with its includes), then the default ones. A
+ * holding it, searched in about ld.so's order: LD_LIBRARY_PATH, the folders
+ * of /etc/ld.so.conf (with its includes; ld.so reads their cache), then the
+ * default ones. A library's own DT_RUNPATH (a pip torch finding its wheel's
+ * NCCL) comes first for ld.so and is not read here. A
  * libnccl.so.2 that is no link to a versioned file (a pip wheel's) says no
  * version: then null, and the newest rules apply.
  */
@@ -36,13 +38,24 @@ export function findNcclVersion(
     ...DEFAULT_DIRS,
   ];
   for (const dir of dirs) {
-    const names = attempt(() => readdirSync(join(root, dir)));
-    if (names === undefined || !names.includes(SONAME)) continue;
-    const target = attempt(() => basename(readlinkSync(join(root, dir, SONAME))));
-    const version = target === undefined ? undefined : VERSIONED.exec(target)?.[1];
+    const target = linkTarget(join(root, dir, SONAME));
+    if (target === 'missing') continue;
+    const version = target === null ? undefined : VERSIONED.exec(target)?.[1];
     return version === undefined ? null : { version, source: join(dir, target as string) };
   }
   return null;
+}
+
+/**
+ * The file a link names, one readlink: no listing of a folder that holds
+ * thousands of libraries at every start. null: the file is there but no link.
+ */
+function linkTarget(path: string): string | null | 'missing' {
+  try {
+    return basename(readlinkSync(path));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EINVAL' ? null : 'missing';
+  }
 }
 
 /** The folders an ld.so.conf lists, `include GLOB` followed (GLOB: a folder and `*.conf`-like name). */

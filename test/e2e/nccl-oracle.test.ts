@@ -17,6 +17,7 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { findNcclVersion } from '../../src/host/nccl-version.js';
 import { labRoot } from '../lab/debian-root.js';
 import {
   addWire,
@@ -298,6 +299,14 @@ tier('NCCL oracle: the real NCCL 2.22 binds what nccl-run reports', unavailable,
     process.stdout.write(
       `\nNCCL oracle (${table.length} rows, ${((Date.now() - started) / 1000).toFixed(1)} s)\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n${table.map(line).join('\n')}\n`,
     );
+  });
+
+  it("reads the version of the root's own libnccl2 as ld.so finds it (the rows set NCCL_VERSION)", () => {
+    expect(findNcclVersion({}, rootPath)).toEqual({
+      version: '2.22.3',
+      // Debian's x86_64-linux-gnu.conf lists /lib/x86_64-linux-gnu (merged /usr) first.
+      source: '/lib/x86_64-linux-gnu/libnccl.so.2.22.3',
+    });
   });
 
   it.each(ROWS)('$layout, $setting', async (row) => {
