@@ -52,10 +52,27 @@ function atoi(text: string): number {
   return match?.[1] ? Number.parseInt(match[1], 10) : 0;
 }
 
-/** Whether NCCL would consider this interface name (matchIfList(...) ^ searchNot). */
-export function ncclIfnameMatches(parsed: NcclIfname, ifname: string): boolean {
+/**
+ * matchIf and matchPort for one entry. A port of -1 on either side matches
+ * any: sockets ask with -1 (so `eth0:1` is eth0), NCCL_IB_HCA with the
+ * device's port.
+ */
+export function entryMatches(
+  entry: NcclIfname['names'][number],
+  exact: boolean,
+  name: string,
+  port = -1,
+): boolean {
+  const named = exact ? name === entry.name : name.startsWith(entry.name);
+  return (
+    named && (entry.port === undefined || entry.port === -1 || port === -1 || entry.port === port)
+  );
+}
+
+/** Whether NCCL would consider this interface (or IB device port): matchIfList(...) ^ searchNot. */
+export function ncclIfnameMatches(parsed: NcclIfname, name: string, port = -1): boolean {
   const listed =
     parsed.names.length === 0 ||
-    parsed.names.some(({ name }) => (parsed.exact ? ifname === name : ifname.startsWith(name)));
+    parsed.names.some((entry) => entryMatches(entry, parsed.exact, name, port));
   return parsed.mode === 'exclude' ? !listed : listed;
 }

@@ -9,7 +9,8 @@
  */
 import { ConfigError } from '../errors.js';
 import type { RdmaFacts } from '../host/host-facts.js';
-import { entryMatches, entryText, hcaSelects, parseIbHca } from './ib-hca.js';
+import { entryMatches, ncclIfnameMatches } from '../resolve/nccl-ifname.js';
+import { entryText, parseIbHca } from './ib-hca.js';
 import type { IbSettings } from './ib-settings.js';
 import { portLabel, portSkipped } from './transport-verdict.js';
 
@@ -27,7 +28,7 @@ export function checkIbHca(rdma: RdmaFacts, settings: IbSettings, from: string):
   );
   if (ports.length === 0) return [`${setting}, but this host has no RDMA devices`];
   const list = parseIbHca(value);
-  if (!ports.some((port) => hcaSelects(list, port.name, port.port))) {
+  if (!ports.some((port) => ncclIfnameMatches(list, port.name, port.port))) {
     throw new ConfigError(
       `${setting} matches no RDMA port here, so NCCL would find no IB device and run on sockets; ports here: ${ports.map(portLabel).join(', ')}`,
     );

@@ -10,9 +10,10 @@
  * nccl-run never chooses HCAs: NCCL's own multi-rail choice stands.
  */
 import type { RdmaDeviceFacts, RdmaFacts, RdmaPortFacts } from '../host/host-facts.js';
+import { ncclIfnameMatches } from '../resolve/nccl-ifname.js';
 import { gidAddress, gidWords } from './gid.js';
 import { ncclGidIndex } from './gid-index.js';
-import { hcaSelects, parseIbHca } from './ib-hca.js';
+import { MAX_IB_DEVS, parseIbHca } from './ib-hca.js';
 import { type IbSettings, netExcludesIb } from './ib-settings.js';
 
 export type TransportKind = 'ib' | 'roce' | 'socket';
@@ -46,9 +47,6 @@ export interface TransportVerdict {
   ncclFails: boolean;
 }
 
-/** ncclIbDevs[MAX_IB_DEVS]: ports past the 32nd are not taken. */
-const MAX_IB_DEVS = 32;
-
 const IB_LINK_LAYERS = new Set(['InfiniBand', 'Ethernet']);
 
 export function transportVerdict(rdma: RdmaFacts, settings: IbSettings): TransportVerdict {
@@ -62,7 +60,7 @@ export function transportVerdict(rdma: RdmaFacts, settings: IbSettings): Transpo
       const skipped =
         closed ??
         portSkipped(port) ??
-        (hca === null || hcaSelects(hca, device.name, port.port)
+        (hca === null || ncclIfnameMatches(hca, device.name, port.port)
           ? null
           : `not selected by NCCL_IB_HCA=${settings.hca}`) ??
         (devices.filter((entry) => entry.used).length < MAX_IB_DEVS
