@@ -12,11 +12,13 @@
  *   package's bin, as `npm install -g` links it;
  * - torchrun: the recording launcher slurm-launcher.js, named by nccl-run's
  *   own NCCL_RUN_TORCHRUN setting in the job's environment; the one run with
- *   the real torchrun (Debian 12's torch 1.13) has 1 worker per node, not
- *   the template's 8 (two cores cannot run 16 torch workers), passes
+ *   the host's real torchrun (torch 1.13 on Debian 12, 2.6 on Debian 13;
+ *   the job checks the torch.__version__ it reports) has 1 worker per node,
+ *   not the template's 8 (two cores cannot run 16 torch workers), passes
  *   `--redirects 1 --tee 1` as PET_REDIRECTS/PET_TEE (torchrun reads PET_<DEST>
- *   as its options' defaults) against that torchrun's Python 3.11 crash
- *   (LAB.md), and train.py is test/fixtures/allreduce.py;
+ *   as its options' defaults) against torch 1.13's Python 3.11 crash
+ *   (LAB.md), and on torch 2.x the lab's libuv workaround (torch26Env), and
+ *   train.py is test/fixtures/allreduce.py;
  * - three nodes: `sbatch --nodes=3` on the command line, which sbatch
  *   applies over the script's `#SBATCH --nodes=2`.
  */
@@ -25,7 +27,8 @@ import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type FixtureReport, fixture, readReport } from '../fixtures/fixture-report.js';
-import { CHECKOUT } from '../lab/debian-root.js';
+import { CHECKOUT, torch26Env } from '../lab/debian-root.js';
+import { HOST_TORCHRUN, torchrunVersion } from '../lab/host-torchrun.js';
 import {
   DATA_SPEED_MBPS,
   KILL_WAIT_S,
@@ -52,7 +55,6 @@ interface CheckReport {
   results: { peer: string; address: string; ok: boolean; error: string | null }[];
 }
 
-const TORCHRUN = '/usr/bin/torchrun';
 const GPUS_PER_NODE = 8;
 /** Template default; the job's files are named after it (%x-%j.out). */
 const JOB_NAME = 'train';
@@ -261,12 +263,19 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
 
   tier(
     'real torchrun',
-    existsSync(TORCHRUN)
+    existsSync(HOST_TORCHRUN)
       ? null
-      : `${TORCHRUN} is missing (apt-get install -y --no-install-recommends python3-torch)`,
+      : `${HOST_TORCHRUN} is missing (apt-get install -y --no-install-recommends python3-torch)`,
     () => {
-      it('2 nodes x 1 worker: torch 1.13 completes a Gloo all-reduce', async () => {
-        const { dir, env } = jobSetup({ PET_REDIRECTS: '1', PET_TEE: '1' });
+      const version = torchrunVersion();
+      const torch = `torch ${version ?? 'of unknown version'}`;
+      it(`2 nodes x 1 worker: the host's torchrun (${torch}) completes a Gloo all-reduce`, async () => {
+        const { dir, env } = jobSetup({
+          PET_REDIRECTS: '1',
+          PET_TEE: '1',
+          // LAB WORKAROUND (debian-root.ts): Debian's torch 2.6 TCPStore needs use_libuv=False.
+          ...(version?.startsWith('1.') ? {} : torch26Env),
+        });
         symlinkSync(fixture('allreduce.py'), join(dir, 'train.py'));
         const script = join(dir, `${JOB_NAME}.sbatch`);
         const oneWorker = readFileSync(template, 'utf8').replace(
@@ -284,6 +293,10 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
           ranks: 2,
           hostname: 'node01',
           glooSocketIfname: cluster.node('node01').dataIface,
+          // The torch that ran is the one /usr/bin/torchrun names.
+          torch: expect.stringMatching(
+            new RegExp(`^${(version ?? 'unknown').replace('.', '\\.')}\\.`),
+          ),
         });
       });
     },
