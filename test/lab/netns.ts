@@ -5,21 +5,34 @@
  * Only documentation and benchmarking ranges are used for addresses
  * (198.18.0.0/15, 203.0.113.0/24, 2001:db8::/32).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { type Options as ExecaOptions, execa } from 'execa';
 
-const hasIp = (() => {
-  try {
-    return process.getuid?.() === 0;
-  } catch {
-    return false;
+/** The `ip` the Lab runs (execa looks it up on PATH, as `command -v ip` does); null when none. */
+function ipOnPath(): string | null {
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, 'ip');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
   }
-})();
+  return null;
+}
 
-/** Namespaces need root; tests that need them skip with this reason otherwise. */
-export const netnsUnavailable: string | null = hasIp
-  ? null
-  : 'network namespaces need root (CI runs as root)';
+/**
+ * Why network namespaces cannot be made here, or null: they need root and
+ * iproute2's `ip` on PATH; tests that need them skip with this reason otherwise.
+ */
+export const netnsUnavailable: string | null =
+  process.getuid?.() !== 0
+    ? 'network namespaces need root (CI runs as root)'
+    : ipOnPath() === null
+      ? `network namespaces need the ip command (iproute2), and none is on PATH (${process.env.PATH ?? ''})`
+      : null;
 
 let labCounter = 0;
 
