@@ -14,7 +14,7 @@
  * SLURM_NODEID order), --peers entry, or rank.
  */
 import { ConfigError } from '../errors.js';
-import { sameAddress } from '../host/ip-address.js';
+import { canonicalAddress, familyOf, withoutZone } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import { spreadMs } from './backoff.js';
 import { commonNetworks } from './common-networks.js';
@@ -72,6 +72,8 @@ export class Registry<R extends Round> implements RequestHandler {
   private readonly entries = new Map<string, Entry<R>>();
   private readonly ranks = new Set<number>();
   private readonly names = new Set<string>();
+  /** --peers matched as nodes register; null without --peers. */
+  private readonly peers: PeerMatching<Entry<R>> | null;
   private final: { members: Entry<R>[]; keys: Set<string>; answers: FinalAnswers } | null = null;
   private readonly delivered = new Set<string>();
   /** The current `waiting` answer, rebuilt when a node registers: thousands of nodes ask between changes. */
@@ -81,6 +83,8 @@ export class Registry<R extends Round> implements RequestHandler {
   readonly allDelivered: Promise<void>;
 
   constructor(private readonly options: RegistryOptions<R>) {
+    this.peers =
+      options.restrict === null ? null : new PeerMatching(options.restrict, this.entries);
     this.allDelivered = new Promise((resolve) => {
       this.resolveDelivered = resolve;
     });
@@ -100,8 +104,8 @@ export class Registry<R extends Round> implements RequestHandler {
       if (this.final !== null) {
         // --peers left it out: nothing to check from there, which is no failure.
         if (
-          this.options.restrict !== null &&
-          !this.listed(typed.node.name, [
+          this.peers !== null &&
+          !this.peers.lists(typed.node.name, [
             seen,
             ...ownAddresses({ key, node: typed.node, seen, request: typed }),
           ])
@@ -114,13 +118,18 @@ export class Registry<R extends Round> implements RequestHandler {
       }
       const refusal = this.refusal(typed.node);
       if (refusal !== null) return reject(refusal);
-      this.entries.set(key, { key, node: typed.node, seen, request: typed });
+      const entry: Entry<R> = { key, node: typed.node, seen, request: typed };
+      this.entries.set(key, entry);
+      this.peers?.add(entry);
       if (typed.node.rank !== null) this.ranks.add(typed.node.rank);
       this.names.add(shortName(typed.node.name));
       this.waitingAnswer = null;
       this.settle();
     } else if (this.final === null) {
+      const before = this.peers === null ? [] : ownAddresses(held);
       held.request = typed;
+      // A node may publish other networks when it asks again: they are matched anew.
+      if (this.peers !== null && !sameList(before, ownAddresses(held))) this.peers.invalidate();
     }
     if (this.final === null) return this.waiting();
     this.markDelivered(key);
@@ -157,43 +166,12 @@ export class Registry<R extends Round> implements RequestHandler {
   }
 
   private memberCount(): number {
-    return this.options.restrict === null ? this.entries.size : this.matched().size;
-  }
-
-  private listed(name: string, addresses: readonly string[]): boolean {
-    return (this.options.restrict ?? []).some((peer) => listedAs(peer, name, addresses));
-  }
-
-  /**
-   * --peers entries (by index) and the registration each one found: by name
-   * first, then by an address the node holds, then by the address it came
-   * from (a name's management address, when it registered its data one).
-   */
-  private matched(): Map<number, Entry<R>> {
-    const found = new Map<number, Entry<R>>();
-    const taken = new Set<Entry<R>>();
-    const restrict = this.options.restrict ?? [];
-    const passes: ((peer: ResolvedPeer, entry: Entry<R>) => boolean)[] = [
-      (peer, entry) => sameName(peer.name, entry.node.name),
-      (peer, entry) => holds(peer, ownAddresses(entry)),
-      (peer, entry) => holds(peer, [entry.seen]),
-    ];
-    for (const matches of passes) {
-      for (const entry of this.entries.values()) {
-        if (taken.has(entry)) continue;
-        const index = restrict.findIndex((peer, i) => !found.has(i) && matches(peer, entry));
-        if (index === -1) continue;
-        found.set(index, entry);
-        taken.add(entry);
-      }
-    }
-    return found;
+    return this.peers === null ? this.entries.size : this.peers.count();
   }
 
   private settle(): void {
     if (this.memberCount() < this.expectedCount()) return;
-    const members =
-      this.options.restrict === null ? [...this.entries.values()] : [...this.matched().values()];
+    const members = this.peers === null ? [...this.entries.values()] : this.peers.members();
     if (members.length < this.expectedCount()) return;
     const ring = ringOrder(members);
     this.final = {
@@ -233,11 +211,9 @@ export class Registry<R extends Round> implements RequestHandler {
   /** Who has not come, the first MAX_MISSING_LISTED by name, and how many in all. */
   private missing(): { names: string[]; total: number } {
     if (this.final !== null) return { names: [], total: 0 };
-    const restrict = this.options.restrict;
-    if (restrict !== null) {
-      const found = this.matched();
-      const names = restrict.filter((_, i) => !found.has(i)).map((peer) => peer.name);
-      return { names: names.slice(0, MAX_MISSING_LISTED), total: names.length };
+    if (this.peers !== null) {
+      const names = this.peers.unmatched(MAX_MISSING_LISTED);
+      return { names, total: this.expectedCount() - this.peers.count() };
     }
     const { expected, nodeList } = this.options;
     const total = Math.max(0, expected - this.entries.size);
@@ -255,6 +231,202 @@ export class Registry<R extends Round> implements RequestHandler {
     }
     return { names, total };
   }
+}
+
+/** Which pass matched a --peers entry: none yet, by name, by an address the node holds, by the address it came from. */
+const Pass = { None: 0, Name: 1, Own: 2, Seen: 3 } as const;
+type Pass = (typeof Pass)[keyof typeof Pass];
+const PASSES = [Pass.Name, Pass.Own, Pass.Seen] as const;
+
+/**
+ * --peers entries (by index) and the registration each one found: by name
+ * first, then by an address the node holds, then by the address it came
+ * from (a name's management address, when it registered its data one).
+ * Each pass goes through the registrations in the order they came, and each
+ * takes the first entry still free that it matches.
+ *
+ * The list is indexed once, by short name and by address, and a node is
+ * matched when it registers, so that counting and naming who is missing
+ * cost nothing per request: thousands of nodes register, and every one
+ * re-counts. A newcomer comes last in every pass, so the earlier passes'
+ * choices stand, and it takes what its own pass leaves; only where that is
+ * an entry a later pass gave another node (a name claiming what an address
+ * had found) is everything matched again, as it is where a node publishes
+ * other networks.
+ */
+class PeerMatching<E extends Entry<Round>> {
+  /** Peer indices by short name and by address, ascending. */
+  private readonly byName = new Map<string, number[]>();
+  private readonly byAddress = new Map<string, number[]>();
+  private readonly pass: Uint8Array;
+  private readonly peerOf = new Map<E, number>();
+  /** The matching's order: by pass, then by registration. */
+  private order: E[] = [];
+  /** Per index group and pass, how far its entries are taken: a pass never takes one back. */
+  private readonly cursors = [
+    new Map<string, number>(),
+    new Map<string, number>(),
+    new Map<string, number>(),
+  ];
+  /** The entries still free, in list order: a linked list (index peers.length is its head). */
+  private readonly next: Int32Array;
+  private readonly previous: Int32Array;
+  private stale = false;
+
+  constructor(
+    private readonly peers: readonly ResolvedPeer[],
+    private readonly entries: ReadonlyMap<string, E>,
+  ) {
+    peers.forEach((peer, index) => {
+      addTo(this.byName, shortName(peer.name), index);
+      for (const address of peer.addresses) {
+        const key = addressKey(address);
+        if (key !== null) addTo(this.byAddress, key, index);
+      }
+    });
+    this.pass = new Uint8Array(peers.length);
+    this.next = new Int32Array(peers.length + 1);
+    this.previous = new Int32Array(peers.length + 1);
+    this.reset();
+  }
+
+  /** A --peers entry names a node by its name (node07, node07.cluster) or by any of its addresses. */
+  lists(name: string, addresses: readonly string[]): boolean {
+    return (
+      this.byName.has(shortName(name)) ||
+      addresses.some((address) => {
+        const key = addressKey(address);
+        return key !== null && this.byAddress.has(key);
+      })
+    );
+  }
+
+  /** A registration that came, last of all. */
+  add(entry: E): void {
+    if (this.stale) {
+      this.rematch();
+      return;
+    }
+    for (const pass of PASSES) {
+      const index = this.candidate(pass, entry);
+      if (index === -1) continue;
+      // Taken by a later pass: that node must look again, and those after it.
+      if (this.pass[index] === Pass.None) this.take(index, entry, pass);
+      else this.rematch();
+      return;
+    }
+  }
+
+  /** A registration's addresses changed. */
+  invalidate(): void {
+    this.stale = true;
+  }
+
+  count(): number {
+    if (this.stale) this.rematch();
+    return this.order.length;
+  }
+
+  /** The matched registrations, in the matching's order. */
+  members(): E[] {
+    this.rematch();
+    return [...this.order];
+  }
+
+  /** The first `limit` entries no node matched, in list order. */
+  unmatched(limit: number): string[] {
+    if (this.stale) this.rematch();
+    const names: string[] = [];
+    const head = this.peers.length;
+    for (let index = this.next[head] as number; index !== head && names.length < limit; ) {
+      names.push((this.peers[index] as ResolvedPeer).name);
+      index = this.next[index] as number;
+    }
+    return names;
+  }
+
+  private rematch(): void {
+    this.reset();
+    for (const pass of PASSES) {
+      for (const entry of this.entries.values()) {
+        if (this.peerOf.has(entry)) continue;
+        const index = this.candidate(pass, entry);
+        if (index !== -1) this.take(index, entry, pass);
+      }
+    }
+  }
+
+  private reset(): void {
+    this.stale = false;
+    this.pass.fill(Pass.None);
+    this.peerOf.clear();
+    this.order = [];
+    for (const cursor of this.cursors) cursor.clear();
+    const head = this.peers.length;
+    for (let index = 0; index <= head; index += 1) {
+      this.next[index] = index === head ? 0 : index + 1;
+      this.previous[index] = index === 0 ? head : index - 1;
+    }
+  }
+
+  /** The first entry `pass` may take for this node, one neither it nor an earlier pass took; -1 for none. */
+  private candidate(pass: Pass, entry: E): number {
+    const blocked =
+      pass === Pass.Seen
+        ? (index: number) => this.pass[index] !== Pass.None
+        : (index: number) => this.pass[index] !== Pass.None && (this.pass[index] as number) <= pass;
+    const cursor = this.cursors[pass - 1] as Map<string, number>;
+    if (pass === Pass.Name) return first(this.byName, cursor, shortName(entry.node.name), blocked);
+    let best = -1;
+    const addresses = pass === Pass.Own ? ownAddresses(entry) : [entry.seen];
+    for (const address of addresses) {
+      const key = addressKey(address);
+      if (key === null) continue;
+      const index = first(this.byAddress, cursor, key, blocked);
+      if (index !== -1 && (best === -1 || index < best)) best = index;
+    }
+    return best;
+  }
+
+  private take(index: number, entry: E, pass: Pass): void {
+    this.pass[index] = pass;
+    this.peerOf.set(entry, index);
+    this.order.push(entry);
+    const before = this.previous[index] as number;
+    const after = this.next[index] as number;
+    this.next[before] = after;
+    this.previous[after] = before;
+  }
+}
+
+/** The first index of `group` not blocked, the group's cursor moved past the blocked ones before it. */
+function first(
+  groups: ReadonlyMap<string, readonly number[]>,
+  cursors: Map<string, number>,
+  group: string,
+  blocked: (index: number) => boolean,
+): number {
+  const indices = groups.get(group);
+  if (indices === undefined) return -1;
+  let at = cursors.get(group) ?? 0;
+  while (at < indices.length && blocked(indices[at] as number)) at += 1;
+  cursors.set(group, at);
+  return at < indices.length ? (indices[at] as number) : -1;
+}
+
+function addTo(groups: Map<string, number[]>, group: string, index: number): void {
+  const indices = groups.get(group);
+  if (indices === undefined) groups.set(group, [index]);
+  else if (indices[indices.length - 1] !== index) indices.push(index);
+}
+
+/** One spelling for the addresses sameAddress (ip-address.ts) holds the same; null for text that is none. */
+function addressKey(address: string): string | null {
+  return familyOf(address) === null ? null : canonicalAddress(withoutZone(address));
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
 /** Final answers by registration key; a node --peers leaves out gets an empty roster. */
@@ -346,19 +518,6 @@ function ownAddresses(entry: Entry<Round>): string[] {
   return request.kind === 'register'
     ? [request.address]
     : request.networks.map((network) => network.address);
-}
-
-/** A --peers entry names a node by its name (node07, node07.cluster) or by any of its addresses. */
-function listedAs(peer: ResolvedPeer, name: string, addresses: readonly string[]): boolean {
-  return sameName(peer.name, name) || holds(peer, addresses);
-}
-
-function sameName(listed: string, name: string): boolean {
-  return listed === name || shortName(listed) === shortName(name);
-}
-
-function holds(peer: ResolvedPeer, addresses: readonly string[]): boolean {
-  return peer.addresses.some((listed) => addresses.some((held) => sameAddress(listed, held)));
 }
 
 function shortName(name: string): string {
