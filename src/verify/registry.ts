@@ -60,14 +60,6 @@ interface Entry<R extends Round> {
   request: RequestOf<R>;
 }
 
-export interface RegistryStatus {
-  registered: number;
-  expected: number;
-  /** Up to MAX_MISSING_LISTED names; `more` counts the rest. */
-  missing: string[];
-  more: number;
-}
-
 export class Registry<R extends Round> implements RequestHandler {
   private readonly entries = new Map<string, Entry<R>>();
   private readonly ranks = new Set<number>();
@@ -136,20 +128,6 @@ export class Registry<R extends Round> implements RequestHandler {
     return this.final.answers.for(key);
   }
 
-  status(): RegistryStatus {
-    const missing = this.missing();
-    return {
-      registered: this.final?.members.length ?? this.memberCount(),
-      expected: this.expectedCount(),
-      missing: missing.names,
-      more: Math.max(0, missing.total - missing.names.length),
-    };
-  }
-
-  get complete(): boolean {
-    return this.final !== null;
-  }
-
   private refusal(node: NodeIdentity): string | null {
     if (this.entries.size >= MAX_NODES) return `the registry holds ${MAX_NODES} nodes, its limit`;
     if (this.options.restrict !== null) return null;
@@ -157,7 +135,6 @@ export class Registry<R extends Round> implements RequestHandler {
     if (node.rank !== null && node.rank >= expected) {
       return `rank ${node.rank} is outside the job's ${expected} nodes (ranks 0-${expected - 1})`;
     }
-    if (this.entries.size >= expected) return `all ${expected} nodes of the job have registered`;
     return null;
   }
 
@@ -196,40 +173,36 @@ export class Registry<R extends Round> implements RequestHandler {
   }
 
   private encodeWaiting(): Buffer {
-    const status = this.status();
+    const expected = this.expectedCount();
     return encodeMessage({
       kind: 'waiting',
       token: this.options.token,
       round: this.options.round,
-      registered: status.registered,
-      expected: status.expected,
-      missing: status.missing,
-      retryMs: spreadMs(status.expected),
+      registered: this.final?.members.length ?? this.memberCount(),
+      expected,
+      missing: this.missing(),
+      retryMs: spreadMs(expected),
     });
   }
 
-  /** Who has not come, the first MAX_MISSING_LISTED by name, and how many in all. */
-  private missing(): { names: string[]; total: number } {
-    if (this.final !== null) return { names: [], total: 0 };
-    if (this.peers !== null) {
-      const names = this.peers.unmatched(MAX_MISSING_LISTED);
-      return { names, total: this.expectedCount() - this.peers.count() };
-    }
+  /** Who has not come, the first MAX_MISSING_LISTED by name. */
+  private missing(): string[] {
+    if (this.final !== null) return [];
+    if (this.peers !== null) return this.peers.unmatched(MAX_MISSING_LISTED);
     const { expected, nodeList } = this.options;
-    const total = Math.max(0, expected - this.entries.size);
     const names: string[] = [];
     if (this.ranks.size > 0) {
       for (let rank = 0; rank < expected && names.length < MAX_MISSING_LISTED; rank += 1) {
         if (!this.ranks.has(rank)) names.push(nodeList[rank] ?? `rank ${rank}`);
       }
-      return { names, total };
+      return names;
     }
     // Elastic jobs have no ranks yet: the node list's names that have not come.
     for (const listed of nodeList) {
       if (names.length === MAX_MISSING_LISTED) break;
       if (!this.names.has(shortName(listed))) names.push(listed);
     }
-    return { names, total };
+    return names;
   }
 }
 
