@@ -118,12 +118,10 @@ export async function makePlan(
   torchrunArgv: readonly string[],
   settled: Settled,
   env: NodeJS.ProcessEnv,
-  /** linkDetails: read down links' addresses and virtual kinds whatever NCCL needs (explain shows them). */
-  { linkDetails = true }: { linkDetails?: boolean } = {},
 ): Promise<Plan> {
   const progress: Progress = {};
   try {
-    const inputs = await readInputs(torchrunArgv, settled, env, linkDetails, progress);
+    const inputs = await readInputs(torchrunArgv, settled, env, progress);
     progress.decision = runChain(settled.options.strategy, inputs.facts, inputs.context);
     return derive(inputs, progress.decision, settled, torchrunArgv);
   } catch (error) {
@@ -145,7 +143,6 @@ async function readInputs(
   torchrunArgv: readonly string[],
   settled: Settled,
   env: NodeJS.ProcessEnv,
-  linkDetails: boolean,
   progress: Progress,
 ): Promise<Inputs> {
   const { options } = settled;
@@ -163,22 +160,15 @@ async function readInputs(
   const job = readJobShape(torchrunArgv, userEnv, detectCluster(options.cluster, userEnv));
   progress.job = job;
   // The host's facts are read while the names resolve and the kernel is asked
-  // for the route to the master: independent waits, overlapped. `ip -d addr
-  // show` (a process) adds the addresses of links that are down or without
-  // carrier: explain shows them, and NCCL walks them where its pick matters
-  // to the decision, under a kept NCCL_SOCKET_IFNAME with 2.19-2.27 (which
-  // skips no down link) or for NCCL_COMM_ID (whose subnet match never does).
+  // for the route to the master: independent waits, overlapped. The same
+  // facts for every command (SPEC "The stack"): whether down links' addresses
+  // are read depends on the host alone (read-host-facts.ts).
   const factsRead =
     options.facts !== null
       ? import('./host/facts-file.js').then(({ readFactsFile }) =>
           readFactsFile(options.facts as string),
         )
-      : readHostFacts({
-          linkDetails:
-            linkDetails ||
-            commIdName !== null ||
-            (userNcclIfname !== null && rules === '2.19-2.27'),
-        });
+      : readHostFacts();
   // Handled below; this only keeps a failure from counting as unhandled meanwhile.
   factsRead.catch(() => {});
   progress.factsRead = factsRead;

@@ -16,6 +16,7 @@ import { VerificationFailedError } from '../verify/failure.js';
 import type { VerifyReport } from '../verify/verify.js';
 import { packageVersion } from '../version.js';
 import {
+  checkJson,
   explainFailureJson,
   explainFailureText,
   explainJson,
@@ -103,11 +104,8 @@ export async function main(
     if (launcherFile !== '' && parseTorchrunArgs(split.torchrun).help) {
       return launch({ ...settled.envFileExtras, ...(env as Record<string, string>) });
     }
-    // `ip -d addr show` (down links' addresses, virtual kinds) is a process
-    // spawn: explain always shows them; the others, only where NCCL's pick needs them.
-    const plan = await makePlan(split.torchrun, settled, env, {
-      linkDetails: split.command === 'explain',
-    }).catch((error: unknown) => {
+    // Every command plans from the same facts (SPEC "The stack"); only what it prints differs.
+    const plan = await makePlan(split.torchrun, settled, env).catch((error: unknown) => {
       const learned = learnedBeforeFailure(error);
       if (split.command !== 'explain' || learned === undefined || !(error instanceof NcclRunError))
         throw error;
@@ -122,6 +120,11 @@ export async function main(
     });
     if (typeof plan === 'number') return plan;
     for (const warning of plan.variables.warnings) logger.warn(warning);
+    // The whole decision at debug level, on every command: what explain prints, run logs.
+    logger.debug(
+      { decision: plan.decision, set: plan.variables.set, kept: plan.variables.kept },
+      'decided',
+    );
 
     switch (split.command) {
       case 'explain':
@@ -138,13 +141,13 @@ export async function main(
         if (plan.transport.unmet !== null) throw plan.transport.unmet;
         try {
           const report = await runVerify(plan, options, logger);
-          const shown = report ?? { level: 'none', ok: true, warnings: [], results: [] };
-          if (options.json) process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+          if (options.json)
+            process.stdout.write(`${JSON.stringify(checkJson(plan, report), null, 2)}\n`);
           return 0;
         } catch (error) {
           // check --json reports every peer, the failing ones above all.
           if (options.json && error instanceof VerificationFailedError) {
-            process.stdout.write(`${JSON.stringify(error.report, null, 2)}\n`);
+            process.stdout.write(`${JSON.stringify(checkJson(plan, error.report), null, 2)}\n`);
           }
           throw error;
         }

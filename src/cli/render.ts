@@ -10,6 +10,7 @@ import type { Learned, Plan } from '../plan.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
 import type { NcclBind } from '../resolve/nccl-pick.js';
 import { dataPlaneSummary, transportJson, transportLines } from '../transport/transport-text.js';
+import type { VerifyReport } from '../verify/verify.js';
 
 export function explainJson(plan: Plan) {
   const { decision, variables } = plan;
@@ -35,6 +36,20 @@ export function explainJson(plan: Plan) {
     },
     unmanaged: plan.unmanaged,
     transport: transportJson(plan.transport),
+  };
+}
+
+/**
+ * check --json (SPEC "Outputs"): which interface was checked and why, every
+ * warning (the plan's, then the verification's), and the result per peer;
+ * at every level, `none` included.
+ */
+export function checkJson(plan: Plan, report: VerifyReport | null) {
+  const shown = report ?? { level: 'none', ok: true, warnings: [], results: [] };
+  return {
+    decision: decisionJson(plan.decision),
+    ...shown,
+    warnings: [...plan.variables.warnings, ...shown.warnings],
   };
 }
 

@@ -5,8 +5,9 @@
  *  - /sys/class/net/IF: state, carrier, speed, MTU, master, and the markers
  *    of the link's kind (sysfs-interface.ts, interface-kind.ts);
  *  - os.networkInterfaces(): addresses of interfaces that are up and running;
- *  - `ip -j -d addr show`, when iproute2 is installed: addresses of the other
- *    interfaces too (down, no carrier), and the kernel's name for the link kind;
+ *  - `ip -j -d addr show`, when iproute2 is installed and the cheap facts say
+ *    it knows more (addressesHiddenFromNode): addresses of the other interfaces too (down,
+ *    no carrier), and the kernel's name for the link kind;
  *  - /sys/class/infiniband, /sys/class/infiniband_verbs and /dev/infiniband:
  *    the RDMA devices, their ports and GID tables, the device behind an
  *    interface, and whether NCCL can open them (rdma-devices.ts,
@@ -28,7 +29,12 @@ import { readProcRouteTable } from './proc-routes.js';
 import { readDeviceFiles, readVerbsDevices } from './rdma-device-files.js';
 import { readRdmaDevices } from './rdma-devices.js';
 import { ipJson } from './run-ip.js';
-import { readSysfsInterface, readSysfsNames, type SysfsInterface } from './sysfs-interface.js';
+import {
+  readOperstate,
+  readSysfsInterface,
+  readSysfsNames,
+  type SysfsInterface,
+} from './sysfs-interface.js';
 
 export interface FactSources {
   /** Where sysfs is mounted: '/sys', or a fixture tree in tests. */
@@ -37,40 +43,51 @@ export interface FactSources {
   procRoot: string;
   /** Where devtmpfs is mounted (for /dev/infiniband); '/dev' when not given. */
   devRoot?: string;
-  /** Whether to ask iproute2 (false: sysfs, /proc and Node only, as on a host without ip). */
-  ip: boolean;
+  /**
+   * When to ask iproute2 for `ip -d addr show`: where sysfs shows a link whose
+   * addresses Node cannot list (addressesHiddenFromNode), always, or never (sysfs, /proc
+   * and Node only, as on a host without ip).
+   */
+  ip: IpAddrShow;
   hostname: string;
   osInterfaces: OsInterfaces;
 }
 
+export type IpAddrShow = 'when-hidden' | 'always' | 'never';
+
 /**
  * Reads this host's interfaces once: os.networkInterfaces() plus /sys/class/net
- * and the routing table. linkDetails adds `ip -d addr show`: the addresses of
- * links that are down or without carrier, and the kernel's name for each
- * virtual kind. No strategy uses them (such links are unusable, and every
- * virtual kind ranks alike), but NCCL 2.19-2.27 walks down links' addresses:
- * plan.ts asks for them where NCCL's own pick matters, and `explain`, whose
- * snapshots show them, always.
+ * and the routing table, and `ip -d addr show` where a link's addresses are
+ * hidden from Node. The same host gives every command the same facts (SPEC
+ * "The stack": what explain shows is what run does); `ip` (a process, about
+ * 2 ms here) is asked because of what the host is, never because of the command.
  */
-export async function readHostFacts({ linkDetails = true } = {}): Promise<HostFacts> {
+export async function readHostFacts({
+  ip = 'when-hidden',
+}: {
+  ip?: IpAddrShow;
+} = {}): Promise<HostFacts> {
   return readHostFactsFrom({
     sysRoot: '/sys',
     procRoot: '/proc',
-    ip: linkDetails,
+    ip,
     hostname: hostname(),
     osInterfaces: networkInterfaces(),
   });
 }
 
 export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts> {
+  const names = readSysfsNames(sources.sysRoot);
+  const askIp =
+    sources.ip === 'always' ||
+    (sources.ip === 'when-hidden' &&
+      addressesHiddenFromNode(sources.sysRoot, names, sources.osInterfaces));
   // The child processes and /proc reads start first and run while sysfs is read.
   const pending = Promise.all([
-    sources.ip ? ipJson(['-d', 'addr', 'show']).then(parseIpAddrShow) : [],
+    askIp ? ipJson(['-d', 'addr', 'show']).then(parseIpAddrShow) : [],
     readProcRouteTable(sources.procRoot),
   ]);
-  const sysfs = readSysfsNames(sources.sysRoot).map((name) =>
-    readSysfsInterface(sources.sysRoot, name),
-  );
+  const sysfs = names.map((name) => readSysfsInterface(sources.sysRoot, name));
   const rdma = readRdmaDevices(sources.sysRoot, readVerbsDevices(sources.sysRoot));
   const deviceFiles = readDeviceFiles(sources.devRoot ?? '/dev');
   const [ipLinks, routes] = await pending;
@@ -103,6 +120,29 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
     routes,
     rdma: { devices: rdma.devices, deviceFiles },
   };
+}
+
+/**
+ * The links whose addresses os.networkInterfaces() cannot show: libuv lists
+ * only IFF_UP|IFF_RUNNING links (uv__ifaddr_exclude), and IFF_RUNNING is
+ * netif_oper_up(), so a link whose sysfs operstate (DOWN whenever the link is
+ * not IFF_UP, net-sysfs.c operstate_show) is neither up nor unknown may hold
+ * addresses only `ip` sees: the down data NIC that holds the master's subnet,
+ * or what NCCL 2.19-2.27 walks. A running link Node lacks holds no address
+ * (a bridge port, a bond member), and asks nothing. Without sysfs (a
+ * container that does not mount it) nothing can be told apart: ip is asked.
+ */
+export function addressesHiddenFromNode(
+  sysRoot: string,
+  names: readonly string[],
+  osInterfaces: OsInterfaces,
+): boolean {
+  if (names.length === 0) return true;
+  return names.some((name) => {
+    if (osInterfaces[name] !== undefined) return false;
+    const operstate = readOperstate(sysRoot, name);
+    return operstate !== 'up' && operstate !== 'unknown';
+  });
 }
 
 function interfaceFacts(

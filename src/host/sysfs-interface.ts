@@ -66,6 +66,14 @@ export function readSysfsInterface(sysRoot: string, name: string): SysfsInterfac
   };
 }
 
+/** /sys/class/net/IF/operstate alone: what decides whether a link's addresses are hidden from Node. */
+export function readOperstate(sysRoot: string, name: string): string | null {
+  return (
+    attempt(() => readFileSync(join(sysRoot, 'class/net', name, 'operstate'), 'utf8').trim()) ??
+    null
+  );
+}
+
 /** The interface names sysfs lists; none when /sys is not mounted. */
 export function readSysfsNames(sysRoot: string): string[] {
   return attempt(() => readdirSync(join(sysRoot, 'class/net'))) ?? [];

@@ -1,54 +1,73 @@
 /**
- * Which `ip` processes a command starts: `ip -d addr show` adds down links'
- * addresses and virtual kinds, which explain shows and NCCL's own pick may
- * walk; no other command pays for its spawn. An `ip` shim first on PATH
- * records each call and runs the real one.
+ * When `ip -d addr show` runs (issue 19 item 1, SPEC "The stack"): the host
+ * decides, never the command. On a host whose links are all up and running,
+ * Node's list has every address and no command spawns it, explain included;
+ * on a host with a down link that holds an address (which Node's list
+ * omits), every command reads it, so all four decide on the same facts. An
+ * `ip` shim first on PATH records each call and runs the real one.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BIN } from '../fixtures/nccl-run-process.js';
+import { Lab, netnsUnavailable } from '../lab/netns.js';
+import { tier } from '../lab/tier.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'ncr-ip-calls-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const COMMANDS = [['explain'], ['env'], ['check'], ['--dry-run']];
 
-async function ipCalls(args: string[], env: Record<string, string> = {}): Promise<string[]> {
-  const log = join(dir, `${args[0]}.log`);
-  const realIp = (await execa('sh', ['-c', 'command -v ip'])).stdout;
-  writeFileSync(join(dir, 'ip'), `#!/bin/sh\necho "$*" >> ${log}\nexec ${realIp} "$@"\n`);
-  chmodSync(join(dir, 'ip'), 0o755);
-  writeFileSync(log, '');
-  await execa(BIN, [...args, '--iface', 'lo', '--verify', 'none', 'train.py'], {
-    env: { ...process.env, ...env, PATH: `${dir}:${process.env.PATH}` },
-  });
-  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
-}
+tier('ip processes per host, the same for every command', netnsUnavailable, () => {
+  const lab = new Lab('ipc');
+  const dir = mkdtempSync(join(tmpdir(), 'ncr-ip-calls-'));
 
-describe('ip processes per command', () => {
-  it.each([['env'], ['check'], ['--dry-run']])('%s runs no ip -d addr show', async (command) => {
-    expect(await ipCalls([command])).not.toContainEqual(expect.stringContaining('addr'));
-  });
-
-  // NCCL 2.19-2.27 takes addresses of links that are down, which
-  // os.networkInterfaces() leaves out; NCCL_COMM_ID's subnet match never asks.
-  it.each([
-    [
-      'a kept NCCL_SOCKET_IFNAME under NCCL 2.22',
-      { NCCL_SOCKET_IFNAME: 'lo', NCCL_VERSION: '2.22.3' },
-    ],
-    ['NCCL_COMM_ID', { NCCL_COMM_ID: '127.0.0.1:29600' }],
-  ])('env runs ip -d addr show for %s: NCCL walks down links there', async (_why, env) => {
-    expect(await ipCalls(['env'], env)).toContainEqual(expect.stringMatching(/-d .*addr/));
+  beforeAll(async () => {
+    await lab.host('wire');
+    await lab.host('allup');
+    await lab.link('allup', 'data0', 'wire', 'w0');
+    await lab.addr('allup', 'data0', '198.18.210.2/24');
+    await lab.host('down');
+    await lab.link('down', 'data0', 'wire', 'w1');
+    await lab.addr('down', 'data0', '198.18.211.2/24');
+    await lab.link('down', 'mgmt0', 'wire', 'w2');
+    await lab.addr('down', 'mgmt0', '203.0.113.2/24');
+    await lab.ip('down', 'link', 'set', 'data0', 'down');
   });
 
-  it('env runs no ip -d addr show for a kept NCCL_SOCKET_IFNAME under 2.28, which skips down links', async () => {
-    const env = { NCCL_SOCKET_IFNAME: 'lo', NCCL_VERSION: '2.28.3' };
-    expect(await ipCalls(['env'], env)).not.toContainEqual(expect.stringContaining('addr'));
+  afterAll(async () => {
+    await lab.cleanup();
+    rmSync(dir, { recursive: true, force: true });
   });
 
-  it('explain runs ip -d addr show for the table', async () => {
-    expect(await ipCalls(['explain'])).toContainEqual(expect.stringMatching(/-d .*addr/));
+  async function ipCalls(host: string, args: string[]): Promise<string[]> {
+    const shims = join(dir, `${host}-${args[0]}`);
+    const log = `${shims}.log`;
+    const realIp = (await execa('sh', ['-c', 'command -v ip'])).stdout;
+    await execa('mkdir', ['-p', shims]);
+    writeFileSync(join(shims, 'ip'), `#!/bin/sh\necho "$*" >> ${log}\nexec ${realIp} "$@"\n`);
+    chmodSync(join(shims, 'ip'), 0o755);
+    writeFileSync(log, '');
+    await lab.exec(host, '/usr/bin/env', [
+      `PATH=${shims}:${process.env.PATH}`,
+      BIN,
+      ...args,
+      '--iface',
+      'lo',
+      '--verify',
+      'none',
+      'train.py',
+    ]);
+    return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  }
+
+  it.each(COMMANDS)('%s runs no ip -d addr show where every link is up', async (command) => {
+    expect(await ipCalls('allup', [command])).not.toContainEqual(expect.stringContaining('addr'));
   });
+
+  it.each(COMMANDS)(
+    '%s runs ip -d addr show where a down link may hold addresses Node cannot list',
+    async (command) => {
+      expect(await ipCalls('down', [command])).toContainEqual(expect.stringMatching(/-d .*addr/));
+    },
+  );
 });

@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostFacts } from '../../src/host/host-facts.js';
-import { readHostFactsFrom } from '../../src/host/read-host-facts.js';
+import { addressesHiddenFromNode, readHostFactsFrom } from '../../src/host/read-host-facts.js';
 import { routeTo } from '../../src/host/routes.js';
+import { readSysfsNames } from '../../src/host/sysfs-interface.js';
 
 let root: string;
 
@@ -142,7 +143,7 @@ async function readFixture(
   return readHostFactsFrom({
     sysRoot,
     procRoot: join(root, 'proc'),
-    ip: false,
+    ip: 'never',
     hostname: 'node01',
     osInterfaces,
   });
@@ -264,7 +265,7 @@ describe('readHostFactsFrom over a fixture tree', () => {
     const facts = await readHostFactsFrom({
       sysRoot: join(root, 'no-sys'),
       procRoot: join(root, 'no-proc'),
-      ip: false,
+      ip: 'never',
       hostname: 'node01',
       osInterfaces,
     });
@@ -311,5 +312,27 @@ describe('routeTo over the fixture /proc (live, without iproute2)', () => {
         type: 'local',
       },
     ]);
+  });
+});
+
+describe('addressesHiddenFromNode: when `ip -d addr show` is asked (the host decides, not the command)', () => {
+  const names = () => readSysfsNames(join(root, 'sys'));
+  const upOnly = ['lo', 'eth0', 'eth1', 'eth2', 'bond0', 'ib0'];
+
+  it('asks for docker0: down, so Node cannot list what it holds', () => {
+    expect(addressesHiddenFromNode(join(root, 'sys'), names(), osInterfaces)).toBe(true);
+  });
+
+  it('asks nothing for running links Node lacks (bond members, an IPoIB port without an address)', () => {
+    const running = names().filter((name) => upOnly.includes(name));
+    expect(addressesHiddenFromNode(join(root, 'sys'), running, osInterfaces)).toBe(false);
+  });
+
+  it('asks for a link whose operstate cannot be read', () => {
+    expect(addressesHiddenFromNode(join(root, 'sys'), ['weird0'], osInterfaces)).toBe(true);
+  });
+
+  it('asks where there is no sysfs to tell from', () => {
+    expect(addressesHiddenFromNode(join(root, 'nothing'), [], osInterfaces)).toBe(true);
   });
 });

@@ -32,7 +32,7 @@ beforeAll(async () => {
     sysRoot: join(root, 'sys'),
     procRoot: join(root, 'proc'),
     devRoot: join(root, 'dev'),
-    ip: false,
+    ip: 'never',
     hostname: 'node01',
     osInterfaces: {
       eth2: [
