@@ -25,6 +25,7 @@ import {
   endpointText,
   type WaitOutcome,
   waitForEndpoint,
+  waitForStore,
 } from './wait-for-endpoint.js';
 
 export { VerificationFailedError } from './failure.js';
@@ -200,7 +201,15 @@ async function checkMaster(
     ...(!waited.outcome.ok && { error: waited.outcome.error, detail: waited.outcome.detail }),
     elapsedMs: Math.round(waited.elapsedMs),
   });
-  const store = result(clientOf, 'connect', await wait(clientOf, null));
+  // torch's TCPStore client dials each of the name's addresses in turn (waitForStore).
+  const reached = await waitForStore({
+    addresses: input.masterAddresses.length > 0 ? input.masterAddresses : [clientOf],
+    port: master.port,
+    interfaceName: decision.interface,
+    deadline,
+    logger: input.logger,
+  });
+  const store = result(reached.address, 'connect', reached);
   const onNetwork = masterOnChosenNetwork(input);
   if (!store.ok || onNetwork === null) return [store];
   return [store, result(onNetwork, 'data path', await wait(onNetwork, decision.address))];

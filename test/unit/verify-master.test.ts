@@ -14,7 +14,7 @@ import { checkStorePort } from '../../src/verify/check-store-port.js';
 import { deadlineIn } from '../../src/verify/clock.js';
 import { masterRole } from '../../src/verify/master-role.js';
 import { VerificationFailedError, type VerifyInput, verify } from '../../src/verify/verify.js';
-import { waitForEndpoint } from '../../src/verify/wait-for-endpoint.js';
+import { waitForEndpoint, waitForStore } from '../../src/verify/wait-for-endpoint.js';
 import { makeJob } from '../fixtures/job-shape.js';
 
 const servers: Server[] = [];
@@ -168,6 +168,38 @@ describe('waitForEndpoint', () => {
     expect(waited).toMatchObject({
       attempts: 1,
       outcome: { ok: false, error: 'address not available' },
+    });
+  });
+});
+
+describe('waitForStore: the master’s addresses in turn, as torch’s TCPStore client', () => {
+  it('passes on the second address when nothing listens on the first', async () => {
+    const port = await freePort();
+    await hold('127.0.0.1', port);
+    const waited = await waitForStore({
+      addresses: ['127.0.0.2', '127.0.0.1'],
+      port,
+      interfaceName: 'lo',
+      deadline: deadlineIn(5_000),
+      logger: capturingLogger().logger,
+    });
+    expect(waited).toMatchObject({ outcome: { ok: true }, address: '127.0.0.1', attempts: 2 });
+  });
+
+  it('names every address that failed, the last one tried first', async () => {
+    const port = await freePort();
+    const waited = await waitForStore({
+      addresses: ['127.0.0.2', '127.0.0.3'],
+      port,
+      interfaceName: 'lo',
+      deadline: deadlineIn(600),
+      logger: capturingLogger().logger,
+    });
+    expect(waited.address).toBe('127.0.0.3');
+    expect(waited.outcome).toEqual({
+      ok: false,
+      error: 'refused',
+      detail: 'ECONNREFUSED; before it 127.0.0.2: refused (ECONNREFUSED)',
     });
   });
 });
