@@ -36,6 +36,12 @@ export interface JobShape {
    * `_create_tcp_store`); null when not given or not c10d.
    */
   isHost: boolean | null;
+  /**
+   * --rdzv-conf last_call_timeout, in seconds, when given: how long an
+   * elastic rendezvous waits once MIN nodes are there (dynamic_rendezvous.py;
+   * torch's default is 30 s).
+   */
+  lastCallTimeoutS?: number;
   /** PET_* variables filled in from the cluster, to export (SPEC "What it exports"). */
   fill: Record<string, string>;
   /** Hosts for `--verify peers` from the cluster (Slurm node list), if any. */

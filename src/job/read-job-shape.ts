@@ -34,6 +34,7 @@ export function readJobShape(
   const filling = standalone ? null : cluster;
 
   const isHost = readRendezvousHost(args, env, rdzvBackend);
+  const lastCallTimeoutS = readLastCall(args, env);
   const master = readMaster(args, env, { backend: rdzvBackend, standalone }, filling);
   const nnodes = readNodeCount(args, env, filling);
   const nodeRank = readNodeRank(args, env, filling, rdzvBackend === 'static');
@@ -57,7 +58,30 @@ export function readJobShape(
     jobId: cluster?.jobId ?? null,
     nodeName: cluster?.nodeName ?? null,
     isHost,
+    ...(lastCallTimeoutS !== null && { lastCallTimeoutS }),
   };
+}
+
+/**
+ * --rdzv-conf last_call_timeout as dynamic_rendezvous.py `_get_timeout`
+ * reads it: get_as_int (Python's int()), and RendezvousTimeout refuses
+ * one that is not positive.
+ */
+function readLastCall(args: TorchrunArgs, env: NodeJS.ProcessEnv): number | null {
+  const conf = torchrunSetting(args, env, 'rdzv_conf');
+  if (conf === null) return null;
+  const reading = readRendezvousConfig(conf.value);
+  const value = reading.problem === undefined ? reading.pairs.last_call_timeout : undefined;
+  if (value === undefined) return null;
+  const seconds = parsePythonInt(value);
+  if (seconds === null || seconds <= 0) {
+    throw badValue(
+      conf.origin,
+      conf.value,
+      `last_call_timeout=${value} is not a positive whole number of seconds`,
+    );
+  }
+  return seconds;
 }
 
 /**

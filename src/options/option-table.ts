@@ -243,9 +243,10 @@ export const OPTIONS = {
   'probe-port': optional({
     type: 'string',
     group: 'Verification',
-    describe: 'Port of the peer probe',
+    describe:
+      'Port where the nodes meet for the peer probe, on the store host, before torchrun binds it',
     schema: port,
-    shownDefault: 'master port + 1',
+    shownDefault: 'the master port',
   }),
   /** Megabits per second. */
   'min-bandwidth': optional({

@@ -2,14 +2,18 @@
  * A node's side of the registry: ask the master's probe service, as torch's
  * store will be reached (the master's name as torch resolves it, no source
  * address imposed: the kernel's route decides, as it does for TCPStore),
- * until the answer is final or the deadline passes. The service not up yet
- * (refused, silence) is retried with backoff; `waiting` is retried when the
- * registry says; another job's service on the port is retried too, since it
- * may hand the port over; a refusal with a reason ends the wait.
+ * and wait on that connection while the registry holds it, until the answer
+ * is final or the deadline passes. A service not up yet (refused) is asked
+ * again every STARTING_RETRY_MS or so, with no backoff, so that no node
+ * waits long once it listens; silence and dropped connections are retried
+ * with backoff; a `waiting` that is not held when the registry says;
+ * another job's service on the port too, since it may hand the port over;
+ * a refusal with a reason ends the wait. The master node joins its own
+ * registry in-process (joinLocally).
  */
 import { connect } from 'node:net';
 import type { Logger } from '../log.js';
-import { attemptBudgetMs, backoffDelayMs, spreadMs } from './backoff.js';
+import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
 import { type Deadline, formatSeconds, sleepUntil } from './clock.js';
 import type { Endpoint } from './connect-once.js';
 import {
@@ -17,15 +21,21 @@ import {
   type Member,
   MessageReader,
   type Outgoing,
+  PROTOCOL_VERSION,
+  type Publish,
+  type Register,
   type Roster,
   type Table,
   type Waiting,
 } from './probe-protocol.js';
+import type { RequestHandler } from './probe-service.js';
 import { classifySocketError, type ReachFailure } from './reach-error.js';
 import { endpointText, PROGRESS_EVERY_MS } from './wait-for-endpoint.js';
 
 /** How long an answered connection waits for the registry to hang up before this node does. */
 const LINGER_MS = 1_000;
+/** Between asks while the master's service refuses: it is starting (its check started later than ours). */
+const STARTING_RETRY_MS = 100;
 
 export type Final =
   | { kind: 'table'; table: Table }
@@ -48,9 +58,9 @@ export interface JoinOptions {
   attemptMs: number;
   progressEveryMs?: number;
   random?: () => number;
-  /** The registry answered for the first time: its port is bound (so ours beside it may be). */
+  /** The registry answered for the first time. */
   onReached?: () => void;
-  /** The job's node count: the first ask waits a random part of spreadMs(nodes), so that not all come at once. */
+  /** The job's node count: the first asks are spread over nodes/16 ms, so that not all come at once. */
   nodes: number;
 }
 
@@ -65,17 +75,34 @@ export async function joinRegistry(options: JoinOptions): Promise<JoinOutcome> {
     () => options.logger.info(progressLine(options, waiting, last)),
     options.progressEveryMs ?? PROGRESS_EVERY_MS,
   );
+  const heard = (held: Waiting) => {
+    if (!reached) {
+      reached = true;
+      options.onReached?.();
+    }
+    if (held.round !== options.request.kind) return;
+    waiting = held;
+    last = { error: 'not registered', detail: waitingText(held) };
+  };
   try {
-    // Spread like the later asks, without their floor: three nodes need no spreading.
-    await sleepUntil(random() * Math.min(spreadMs(options.nodes), options.nodes / 4), deadline);
+    // A short spread of the first connects (a sixteenth of a millisecond per
+    // node): 4,096 nodes started by one srun arrive over a quarter of a
+    // second, within the listen backlog, instead of in one burst of SYNs.
+    await sleepUntil(random() * (options.nodes / 16), deadline);
     for (let failures = 0; !deadline.passed(); ) {
       const answer = await askOnce(
         options,
         request,
         attemptBudgetMs(options.attemptMs, deadline.remainingMs()),
+        heard,
       );
       if ('error' in answer) {
-        last = answer;
+        last = answer.failure;
+        if (answer.waiting !== null) waiting = answer.waiting;
+        if (answer.failure.error === 'refused') {
+          await sleepUntil(STARTING_RETRY_MS * (0.5 + random()), deadline);
+          continue;
+        }
         failures += 1;
         await sleepUntil(backoffDelayMs(failures - 1, random), deadline);
         continue;
@@ -112,23 +139,90 @@ export async function joinRegistry(options: JoinOptions): Promise<JoinOutcome> {
   return { ok: false, waiting, ...last };
 }
 
+type AskFailure = { error: true; failure: ReachFailure; waiting: Waiting | null };
+
+/**
+ * What the registry says, line by line, whatever the chunking: the final
+ * answer (a roster with its member lines, a table), a refusal, a `waiting`,
+ * or why the bytes are no answer.
+ */
+class AnswerReader {
+  private readonly reader = new MessageReader();
+  private roster: Roster | null = null;
+  private readonly members: Member[] = [];
+
+  constructor(private readonly token: string) {}
+
+  /** Every outcome the chunk completes; a final one or a failure is the last. */
+  push(chunk: Uint8Array): (Answer | ReachFailure)[] {
+    const outcomes: (Answer | ReachFailure)[] = [];
+    for (const outcome of this.reader.push(chunk)) {
+      const read = this.read(outcome);
+      if (read === null) continue;
+      outcomes.push(read);
+      if ('error' in read || read.kind !== 'waiting') break;
+    }
+    return outcomes;
+  }
+
+  private read(outcome: ReturnType<MessageReader['push']>[number]): Answer | ReachFailure | null {
+    if (outcome.kind === 'invalid') return { error: 'no handshake', detail: outcome.reason };
+    const message = outcome.message;
+    const roster = this.roster;
+    if (roster !== null) {
+      if (message.kind !== 'member') {
+        return { error: 'no handshake', detail: `a ${message.kind} inside the roster` };
+      }
+      this.members.push(message);
+      return this.members.length === roster.members
+        ? { kind: 'roster', roster, members: this.members }
+        : null;
+    }
+    if ('token' in message && message.token !== this.token) {
+      return { error: 'other job', detail: 'its answer has another probe token' };
+    }
+    switch (message.kind) {
+      case 'waiting':
+        return { kind: 'waiting', waiting: message };
+      case 'table':
+        return { kind: 'table', table: message };
+      case 'reject':
+        return { kind: 'reject', reason: message.reason };
+      case 'roster':
+        this.roster = message;
+        return message.members === 0 ? { kind: 'roster', roster: message, members: [] } : null;
+      default:
+        return { error: 'no handshake', detail: `unexpected ${message.kind}` };
+    }
+  }
+}
+
+/**
+ * One connection: the request, then what the registry says on it until its
+ * answer is final or it is not held. attemptMs bounds the wait for the
+ * first answer; a held connection lasts as long as the check.
+ */
 function askOnce(
   options: JoinOptions,
   request: Buffer,
   attemptMs: number,
-): Promise<Answer | ReachFailure> {
+  heard: (waiting: Waiting) => void,
+): Promise<Answer | AskFailure> {
   return new Promise((resolve) => {
     const socket = connect({ host: options.target.address, port: options.target.port });
-    const reader = new MessageReader();
-    let roster: Roster | null = null;
-    const members: Member[] = [];
+    const reader = new AnswerReader(options.token);
     let settled = false;
+    let waiting: Waiting | null = null;
     const settle = (outcome: Answer | ReachFailure) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(end);
+      if ('error' in outcome) {
+        resolve({ error: true, failure: outcome, waiting });
+        return void socket.destroy();
+      }
       resolve(outcome);
-      if ('error' in outcome) return void socket.destroy();
       // The registry hangs up first once it has answered: leaving it the
       // close keeps TIME_WAIT on its side, not on ours, where a fleet of
       // simulated nodes sharing one address would run out of ports.
@@ -138,47 +232,114 @@ function askOnce(
       () => settle({ error: 'timed out', detail: `no answer in ${formatSeconds(attemptMs)}` }),
       attemptMs,
     );
+    // A held connection ends with the check: what it last said is the verdict.
+    const end = setTimeout(
+      () =>
+        settle(
+          waiting ? { kind: 'waiting', waiting } : { error: 'timed out', detail: 'no answer' },
+        ),
+      Math.max(attemptMs, options.deadline.remainingMs()),
+    );
     socket.once('connect', () => socket.write(request));
     socket.on('data', (chunk: Buffer) => {
       if (settled) return;
       for (const outcome of reader.push(chunk)) {
-        if (outcome.kind === 'invalid')
-          return settle({ error: 'no handshake', detail: outcome.reason });
-        const message = outcome.message;
-        if (roster !== null) {
-          if (message.kind !== 'member') {
-            return settle({ error: 'no handshake', detail: `a ${message.kind} inside the roster` });
-          }
-          members.push(message);
-          if (members.length === roster.members) {
-            return settle({ kind: 'roster', roster, members });
-          }
-          continue;
+        if ('error' in outcome || outcome.kind !== 'waiting' || !outcome.waiting.held) {
+          return settle(outcome);
         }
-        if ('token' in message && message.token !== options.token) {
-          return settle({ error: 'other job', detail: 'its answer has another probe token' });
-        }
-        switch (message.kind) {
-          case 'waiting':
-            return settle({ kind: 'waiting', waiting: message });
-          case 'table':
-            return settle({ kind: 'table', table: message });
-          case 'reject':
-            return settle({ kind: 'reject', reason: message.reason });
-          case 'roster':
-            roster = message;
-            if (message.members === 0) return settle({ kind: 'roster', roster, members });
-            continue;
-          default:
-            return settle({ error: 'no handshake', detail: `unexpected ${message.kind}` });
-        }
+        waiting = outcome.waiting;
+        clearTimeout(timer);
+        heard(outcome.waiting);
       }
     });
     socket.once('end', () =>
-      settle({ error: 'no handshake', detail: 'closed before the registry answered' }),
+      settle({
+        error: 'no handshake',
+        detail:
+          waiting === null
+            ? 'closed before the registry answered'
+            : 'the registry closed the connection it held',
+      }),
     );
     socket.once('error', (error) => settle(classifySocketError(error)));
   });
+}
+
+export interface LocalJoinOptions {
+  registry: RequestHandler & { waitingNow(): Buffer };
+  request: Extract<Outgoing, { kind: 'publish' | 'register' }>;
+  /** The address the master would see itself come from: its own chosen one. */
+  seen: string;
+  token: string;
+  deadline: Deadline;
+  logger: Logger;
+  /** How the master names itself in progress, e.g. "node01 at 198.18.0.1:29500". */
+  where: string;
+  progressEveryMs?: number;
+}
+
+/**
+ * The master node's own registration, handed to its registry in-process:
+ * no connection, no polling; the same answers, the same progress lines.
+ */
+export async function joinLocally(options: LocalJoinOptions): Promise<JoinOutcome> {
+  const { deadline } = options;
+  const reader = new AnswerReader(options.token);
+  let waiting: Waiting | null = null;
+  let resolveFinal: (outcome: Answer | ReachFailure) => void = () => {};
+  const finished = new Promise<Answer | ReachFailure>((resolve) => {
+    resolveFinal = resolve;
+  });
+  const take = (bytes: Buffer) => {
+    for (const outcome of reader.push(bytes)) {
+      if ('error' in outcome || outcome.kind !== 'waiting') return resolveFinal(outcome);
+      waiting = outcome.waiting;
+    }
+  };
+  const refresh = () => {
+    if (waiting !== null) take(options.registry.waitingNow());
+  };
+  const progress = setInterval(() => {
+    refresh();
+    if (waiting !== null) {
+      options.logger.info(
+        `${waitingText(waiting)}; this node's probe service (${options.where}), ${Math.round(deadline.elapsedMs() / 1000)}s of ${formatSeconds(deadline.totalMs)}`,
+      );
+    }
+  }, options.progressEveryMs ?? PROGRESS_EVERY_MS);
+  const timer = setTimeout(
+    () => resolveFinal({ error: 'timed out', detail: 'no answer' }),
+    deadline.remainingMs(),
+  );
+  try {
+    const message = { v: PROTOCOL_VERSION, ...options.request } as Publish | Register;
+    options.registry.serve(message, options.seen, {
+      update: take,
+      finish: take,
+      onGone: () => {},
+    });
+    const answer = await finished;
+    if ('error' in answer) {
+      refresh();
+      if (waiting !== null) {
+        return { ok: false, waiting, error: 'not registered', detail: waitingText(waiting) };
+      }
+      return { ok: false, waiting, ...answer };
+    }
+    if (answer.kind === 'table' || answer.kind === 'roster') return { ok: true, ...answer };
+    if (answer.kind === 'reject') {
+      return { ok: false, waiting, error: 'rejected', detail: answer.reason };
+    }
+    return {
+      ok: false,
+      waiting: answer.waiting,
+      error: 'not registered',
+      detail: waitingText(answer.waiting),
+    };
+  } finally {
+    clearInterval(progress);
+    clearTimeout(timer);
+  }
 }
 
 /** "3 of 4 nodes registered, missing: node04" (SPEC "Verification"). */

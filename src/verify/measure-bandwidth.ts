@@ -14,8 +14,10 @@ import { probeRequest } from './probe-dial.js';
 import { encodeMessage } from './probe-protocol.js';
 import type { ReachFailure } from './reach-error.js';
 
-/** SPEC: "for about a second". */
+/** SPEC: "for about a second", with --min-bandwidth. */
 export const BANDWIDTH_WINDOW_MS = 1_000;
+/** SPEC: without it, "a short sample (a few hundred milliseconds at most)" that can only warn. */
+export const SAMPLE_WINDOW_MS = 200;
 /** Large writes keep the sender's cost per byte low, so the figure is the path's, not this loop's. */
 const CHUNK = Buffer.alloc(256 * 1024);
 

@@ -6,10 +6,12 @@
  * order while the previous one measures to it. Both sides report the
  * source address seen, so a NAT or a wrong source interface shows.
  *
- * A partner whose ephemeral port stays silent while its probe port answers
- * is behind a firewall that opens only the rendezvous ports: NCCL would
- * pass its rendezvous there and hang on its first connection, so that is
- * said in so many words, with the range to open.
+ * A partner whose ephemeral port stays silent (no SYN-ACK, no reset) while
+ * its probe port (the rendezvous port) answers, be it with a refusal, is
+ * behind a firewall that opens only the rendezvous ports: NCCL would pass
+ * its rendezvous there and hang on its first connection, so that is said
+ * in so many words, with the range to open. A connection that was taken
+ * and then closed or reset (a loaded or crowded listener) is never that.
  *
  * Descriptors: at most DIAL_CONCURRENCY dials are in flight (partners in
  * ring order from this node on, so that at any moment each node is dialled
@@ -62,7 +64,7 @@ export interface MeshOptions {
   members: readonly Member[];
   localAddress: string;
   interfaceName: string;
-  /** Where every node's probe port answers (the registry on the master, the companion elsewhere). */
+  /** The meeting point's port: the registry answers there on the master; elsewhere the kernel, with a refusal. */
   probePort: number;
   token: string;
   deadline: Deadline;
@@ -129,7 +131,10 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
     clearInterval(progress);
     clearTimeout(timer);
   }
-  for (const probe of results.values()) probe.inbound = inboundLeg(probe.member, options);
+  const outbound = new Map([...results].map(([name, probe]) => [name, probe.outbound]));
+  for (const probe of results.values()) {
+    probe.inbound = inboundLeg(probe.member, { ...options, outbound });
+  }
   const warnings: string[] = [];
   if (previous !== undefined) {
     const arrival = inbound.streams.get(previous.name);
@@ -163,7 +168,7 @@ async function reach(member: Member, options: MeshOptions): Promise<PartnerProbe
       selfName: options.self.name,
       attemptMs: DIAGNOSIS_ATTEMPT_MS,
     });
-    return diagnosis.then((outcome) => outcome.ok);
+    return diagnosis.then((outcome) => outcome.ok || ANSWERED.has(outcome.error));
   };
   let last: DialOutcome = {
     ok: false,
@@ -179,7 +184,10 @@ async function reach(member: Member, options: MeshOptions): Promise<PartnerProbe
     const outcome = await settleOrDiagnose(dialling, attempt === 0, connect, probePortAnswers);
     if (
       outcome === 'blocked' ||
-      (outcome.ok === false && silent(outcome.error) && (await probePortAnswers()))
+      (outcome.ok === false &&
+        outcome.error === 'timed out' &&
+        !connect.done &&
+        (await probePortAnswers()))
     ) {
       const how =
         outcome === 'blocked'
@@ -188,7 +196,7 @@ async function reach(member: Member, options: MeshOptions): Promise<PartnerProbe
       return {
         ok: false,
         error: 'ephemeral ports blocked',
-        detail: `${how} on its ephemeral port ${member.port} while its probe port ${options.probePort} answers: ${ephemeralAdvice(member, options.interfaceName)}`,
+        detail: `${how} on its ephemeral port ${member.port} while its rendezvous port ${options.probePort} answers: ${ephemeralAdvice(member, options.interfaceName)}`,
         seen: null,
         elapsedMs: options.deadline.elapsedMs(),
       };
@@ -237,9 +245,8 @@ function inboundSettled(member: Member, inbound: InboundLog): boolean {
   return looked !== undefined && performance.now() - looked.at > EPHEMERAL_GRACE_MS;
 }
 
-function silent(error: ReachError): boolean {
-  return error === 'timed out' || error === 'refused' || error === 'unreachable';
-}
+/** A host that answers at a port, with a probe, a refusal or anything at all: the path to it is open there. */
+const ANSWERED = new Set<ReachError>(['refused', 'other job', 'no handshake']);
 
 /** What to open (SPEC: "with the range in use and what to open"). */
 function ephemeralAdvice(member: Member, interfaceName: string): string {
@@ -266,7 +273,10 @@ function outboundLeg(
   return { ok: true, error: null, detail: null, seen: outcome.seen, elapsedMs };
 }
 
-function inboundLeg(member: Member, options: MeshOptions): PartnerProbe['inbound'] {
+function inboundLeg(
+  member: Member,
+  options: MeshOptions & { outbound: ReadonlyMap<string, PartnerProbe['outbound']> },
+): PartnerProbe['inbound'] {
   const arrival = options.inbound.ephemeral.get(member.name);
   if (arrival !== undefined) {
     return sameAddress(arrival.seen, arrival.claimed)
@@ -288,10 +298,14 @@ function inboundLeg(member: Member, options: MeshOptions): PartnerProbe['inbound
       source: null,
     };
   }
+  const reachedIt = options.outbound.get(member.name)?.ok === true;
+  const [low, high] = options.self.portRange;
   return {
     ok: false,
     error: 'timed out',
-    detail: `did not reach ${where} in ${formatSeconds(options.deadline.totalMs)}`,
+    detail: reachedIt
+      ? `did not reach ${where} in ${formatSeconds(options.deadline.totalMs)}, though this node reached its: a firewall here may let the rendezvous port through but not net.ipv4.ip_local_port_range ${low}-${high}; open TCP ${low}-${high} on ${options.interfaceName}`
+      : `did not reach ${where} in ${formatSeconds(options.deadline.totalMs)}`,
     source: null,
   };
 }

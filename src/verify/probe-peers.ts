@@ -3,54 +3,40 @@
  * connections: this node listens on its chosen address at an ephemeral
  * port (port 0, as NCCL's bootstrap and socket transport bind), registers
  * it with the master's probe service, reached as torch's store will be,
- * and once every node has registered meshes with the nodes of its roster.
- * The master node runs that service, at the probe port on every address as
- * torch's store binds its port; every other node answers at the probe port
- * on its chosen address, so that a peer that cannot reach its ephemeral
- * port can tell a firewall from a dead path. Every service closes when the
- * check ends; the master's once every node has had its roster.
+ * and once the rendezvous is complete meshes with the nodes of its roster.
+ * The store host runs that service, the registry, at the meeting point
+ * (meeting-point.ts: the rendezvous port, on every address as torch's store
+ * binds it), and registers itself in-process. Every service closes when
+ * the check ends; the master's once every member has had its roster.
  */
-import type { Family, HostFacts } from '../host/host-facts.js';
-import { familyOf } from '../host/ip-address.js';
+import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Decision } from '../resolve/decision.js';
 import { type Deadline, untilDeadline } from './clock.js';
 import { InboundLog } from './inbound-log.js';
-import { joinRegistry } from './join-registry.js';
-import { BANDWIDTH_WINDOW_MS } from './measure-bandwidth.js';
+import { type JoinOutcome, joinLocally, joinRegistry } from './join-registry.js';
+import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './measure-bandwidth.js';
+import { holdCapacity, type MeetingPoint, startRegistry } from './meeting-point.js';
 import { FULL_MESH_MAX_NODES } from './mesh-partners.js';
 import { resolvePeers } from './peer-list.js';
 import { localPortRange } from './port-range.js';
 import { probeMesh } from './probe-mesh.js';
-import type { Member } from './probe-protocol.js';
+import type { Member, Register } from './probe-protocol.js';
 import { type ProbeService, startProbeService } from './probe-service.js';
 import { classifySocketError, type ReachFailure } from './reach-error.js';
-import { checkRegistryBound, Registry } from './registry.js';
+import { type Completion, Registry } from './registry.js';
 
-/**
- * Connections each service holds at once, within the default soft limit of
- * 1,024 descriptors with DIAL_CONCURRENCY's 64 dials and Node's own dozen or
- * so: the master's registry (whose connections last one request each) most,
- * since thousands of nodes ask it; a node's ephemeral port is dialled by its
- * partners, at most 255, 64 at a time each.
- */
-export const SERVICE_CONNECTIONS = { registry: 640, ephemeral: 192, probePort: 32 } as const;
+/** Connections at a node's ephemeral port that have not said hello yet; more push the oldest out. */
+const EPHEMERAL_PENDING = 64;
+/** torch's default last call (dynamic_rendezvous.py RendezvousTimeout, last_call 30 s). */
+export const TORCH_LAST_CALL_S = 30;
 
 export interface ProbePeersInput {
   job: JobShape;
   facts: HostFacts;
   decision: Decision;
-  /** Every address the master's name resolves to, in getaddrinfo's order. */
-  masterAddresses: readonly string[];
-  /** The rendezvous' family, which may not be the decision's (verify.ts masterFamily). */
-  storeFamily: Family;
-  /** Whether this node hosts torch's store (master-role.ts), and so the registry. */
-  hostsStore: boolean;
-  /** c10d's guessed role: a taken probe port makes this node a client instead. */
-  clientIfTaken: boolean;
-  port: number;
-  token: string;
+  meeting: MeetingPoint;
   nodeName: string;
   /** --peers; empty: every node that registers. */
   restrict: readonly string[];
@@ -59,6 +45,14 @@ export interface ProbePeersInput {
   deadline: Deadline;
   logger: Logger;
   attemptMs: number;
+}
+
+/** How the rendezvous went, for the log and check --json: who came, of how many, and how it completed. */
+export interface RendezvousOutcome {
+  nodes: number;
+  expected: number;
+  /** This node came after completion, or registered again: it is no member. */
+  late: boolean;
 }
 
 export type ProbePeersOutcome =
@@ -77,24 +71,27 @@ export type ProbePeersOutcome =
       kind: 'mesh';
       partners: Awaited<ReturnType<typeof probeMesh>>['partners'];
       warnings: string[];
+      rendezvous: RendezvousOutcome | null;
     };
 
 export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutcome> {
-  const { decision, deadline } = input;
-  checkRegistryBound(input.job);
+  const { decision, deadline, meeting, job } = input;
   const inbound = new InboundLog();
   const services: ProbeService[] = [];
-  let companion: Promise<ProbeService | null> = Promise.resolve(null);
+  let registry: Registry<'register'> | null = null;
   const portRange = await localPortRange();
-  const windowMs = input.bandwidthWindowMs ?? BANDWIDTH_WINDOW_MS;
+  // SPEC: about a second with --min-bandwidth; without it a short sample that can only warn.
+  const windowMs =
+    input.bandwidthWindowMs ??
+    (input.minBandwidthMbps === null ? SAMPLE_WINDOW_MS : BANDWIDTH_WINDOW_MS);
   try {
     let ephemeral: ProbeService;
     try {
       ephemeral = await startProbeService({
         host: decision.address,
         port: 0,
-        token: input.token,
-        maxConnections: SERVICE_CONNECTIONS.ephemeral,
+        token: meeting.token,
+        maxPending: EPHEMERAL_PENDING,
         onHello: (hello, seen) =>
           inbound.hello('ephemeral', hello.peer, { seen, claimed: hello.address }),
         streams: {
@@ -111,80 +108,70 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       };
     }
     services.push(ephemeral);
-    const onProbePort = (hello: { peer: string; address: string }, seen: string) =>
-      inbound.hello('probe port', hello.peer, { seen, claimed: hello.address });
 
-    let registry: Registry<'register'> | null = null;
-    if (input.hostsStore) {
-      const candidate = new Registry({
-        round: 'register',
-        token: input.token,
-        expected: input.job.nnodes.max,
-        nodeList: input.job.clusterPeers,
-        restrict:
-          input.restrict.length > 0 ? await resolvePeers(input.restrict, decision.family) : null,
-      });
-      const wildcard = input.storeFamily === 'ipv6' ? '::' : '0.0.0.0';
-      try {
-        services.push(
-          await startProbeService({
-            host: wildcard,
-            port: input.port,
-            token: input.token,
-            maxConnections: SERVICE_CONNECTIONS.registry,
-            registry: candidate,
-            onHello: onProbePort,
-          }),
-        );
-        registry = candidate;
-      } catch (error) {
-        const failure = classifySocketError(error);
-        // torch would become a client of whoever holds the port (master-role.ts clientIfTaken).
-        if (!(failure.error === 'port in use' && input.clientIfTaken)) {
-          return { kind: 'listen', address: wildcard, port: input.port, failure };
-        }
+    if (meeting.hostsRegistry) {
+      const started = await startRegistry(
+        meeting,
+        new Registry({
+          round: 'register',
+          token: meeting.token,
+          ...registryShape(job),
+          nodeList: job.clusterPeers,
+          restrict:
+            input.restrict.length > 0 ? await resolvePeers(input.restrict, decision.family) : null,
+          holdCapacity: await holdCapacity(),
+        }),
+        {
+          onHello: (hello, seen) =>
+            inbound.hello('probe port', hello.peer, { seen, claimed: hello.address }),
+        },
+      );
+      if (started.kind === 'failed') {
+        return {
+          kind: 'listen',
+          address: meeting.wildcard,
+          port: meeting.port,
+          failure: started.failure,
+        };
+      }
+      if (started.kind === 'started') {
+        services.push(started.service);
+        registry = started.registry;
       }
     }
-    // Only a help for the diagnosis, started once the master's service is
-    // known to be bound: a node of this job on the master's own host must
-    // not take the probe port there first. Another job's probe or such a
-    // node may hold it, and the check goes on without it.
-    const startCompanion = () => {
-      if (input.hostsStore) return;
-      companion = startProbeService({
-        host: decision.address,
-        port: input.port,
-        token: input.token,
-        maxConnections: SERVICE_CONNECTIONS.probePort,
-        onHello: onProbePort,
-      }).catch(() => null);
-    };
 
-    const target = {
-      address: storeAddress(input.masterAddresses, input.storeFamily),
-      port: input.port,
-    };
     const iface = input.facts.interfaces.find((candidate) => candidate.name === decision.interface);
-    const joined = await joinRegistry({
-      target,
-      masterName: input.job.master?.host ?? target.address,
-      request: {
-        kind: 'register',
-        token: input.token,
-        node: { name: input.nodeName, rank: input.job.nodeRank?.value ?? null },
-        interface: decision.interface,
-        address: decision.address,
-        port: ephemeral.port,
-        speedMbps: iface?.speedMbps ?? null,
-        portRange,
-      },
-      token: input.token,
-      deadline,
-      logger: input.logger,
-      attemptMs: input.attemptMs,
-      nodes: input.job.nnodes.max,
-      onReached: startCompanion,
-    });
+    const request: Omit<Register, 'v'> = {
+      kind: 'register',
+      token: meeting.token,
+      node: { name: input.nodeName, rank: job.nodeRank?.value ?? null },
+      interface: decision.interface,
+      address: decision.address,
+      port: ephemeral.port,
+      speedMbps: iface?.speedMbps ?? null,
+      portRange,
+    };
+    const joined: JoinOutcome =
+      registry !== null
+        ? await joinLocally({
+            registry,
+            request,
+            seen: decision.address,
+            token: meeting.token,
+            deadline,
+            logger: input.logger,
+            where: `${meeting.master.host} at port ${meeting.port}`,
+          })
+        : await joinRegistry({
+            target: meeting.target,
+            masterName: meeting.master.host,
+            request,
+            token: meeting.token,
+            deadline,
+            logger: input.logger,
+            attemptMs: input.attemptMs,
+            nodes: job.nnodes.max,
+          });
     if (!joined.ok || joined.kind !== 'roster') {
       const waiting = joined.ok ? null : joined.waiting;
       return {
@@ -192,11 +179,19 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
         failure: joined.ok
           ? { error: 'no handshake', detail: 'the registry sent a table' }
           : joined,
-        target,
+        target: meeting.target,
         missing: waiting?.missing ?? [],
         registered: waiting?.registered ?? null,
         expected: waiting?.expected ?? null,
       };
+    }
+    const { roster } = joined;
+    const rendezvous = { nodes: roster.nodes, expected: roster.expected, late: roster.late };
+    if (roster.late) {
+      input.logger.warn(
+        `the rendezvous had completed with ${roster.nodes} of ${roster.expected} nodes before this node (${input.nodeName}) registered: it is not part of this check, and torch puts it on the wait list for the next round`,
+      );
+      return { kind: 'mesh', partners: [], warnings: [], rendezvous };
     }
     const self = joined.members.find(
       (member) => member.address === decision.address && member.port === ephemeral.port,
@@ -205,37 +200,67 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       input.logger.warn(
         `this node (${input.nodeName}) is not among the --peers the master restricts the check to (${input.restrict.join(', ') || 'its own list'}): nothing was checked from here`,
       );
-      return { kind: 'mesh', partners: [], warnings: [] };
+      return { kind: 'mesh', partners: [], warnings: [], rendezvous };
     }
-    logShape(input, joined.roster.nodes, joined.roster.sampled, joined.members.length - 1);
+    const warnings: string[] = [];
+    if (roster.nodes < roster.expected) {
+      warnings.push(belowMax(roster.nodes, roster.expected, registry?.outcome?.completion ?? null));
+    }
+    logShape(input, roster.nodes, roster.sampled, joined.members.length - 1);
     const meshed = await probeMesh({
       self,
       members: joined.members as Member[],
       localAddress: decision.address,
       interfaceName: decision.interface,
-      probePort: input.port,
-      token: input.token,
+      probePort: meeting.port,
+      token: meeting.token,
       deadline,
       logger: input.logger,
       inbound,
       attemptMs: input.attemptMs,
       bandwidth: { windowMs, minMbps: input.minBandwidthMbps },
     });
-    // The master's service stays until every node has its roster (a sampled
-    // roster's partners may be done long before the last node asks).
+    // The master's service stays until every member has its roster (a sampled
+    // roster's partners may be done long before the last node has it).
     if (registry !== null) await untilDeadline(registry.allDelivered, deadline);
-    return { kind: 'mesh', partners: meshed.partners, warnings: meshed.warnings };
+    return {
+      kind: 'mesh',
+      partners: meshed.partners,
+      warnings: [...warnings, ...meshed.warnings],
+      rendezvous,
+    };
   } finally {
-    const late = await companion;
-    await Promise.all([...services, ...(late ? [late] : [])].map((service) => service.close()));
+    registry?.close();
+    await Promise.all(services.map((service) => service.close()));
   }
 }
 
-/** The store's address as torch's clients dial it: the first of the family getaddrinfo gives. */
-function storeAddress(addresses: readonly string[], family: Family): string {
-  const found = addresses.find((address) => familyOf(address) === family);
-  if (found === undefined) throw new Error(`the master has no ${family} address`);
-  return found;
+/**
+ * The registry's completion rule, torch's c10d one for an elastic job
+ * (dynamic_rendezvous.py): MAX at once, MIN after the last call. The
+ * static backend waits for MAX nodes (static_tcp_rendezvous.py: world size
+ * is max_nodes), and so does a fixed size.
+ */
+export function registryShape(job: JobShape): {
+  expected: number;
+  minimum: number;
+  lastCallMs: number | null;
+} {
+  const { min, max } = job.nnodes;
+  if (job.rdzvBackend === 'static' || min === max) {
+    return { expected: max, minimum: max, lastCallMs: null };
+  }
+  return {
+    expected: max,
+    minimum: min,
+    lastCallMs: (job.lastCallTimeoutS ?? TORCH_LAST_CALL_S) * 1_000,
+  };
+}
+
+/** SPEC "Real jobs": the log says that the job starts below MAX. */
+function belowMax(nodes: number, expected: number, completion: Completion | null): string {
+  const how = completion === 'last call' || completion === null ? ' after the last call' : '';
+  return `the elastic rendezvous completed with ${nodes} of at most ${expected} nodes${how}: the job starts below MAX, with ${nodes} nodes`;
 }
 
 /** SPEC: "above a size it dials ring neighbours plus a sample, and says so". */

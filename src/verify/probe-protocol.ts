@@ -8,9 +8,12 @@
  * peers):
  * - the master's registry: a node sends `publish` (its usable networks, for
  *   the `agree` strategy) or `register` (its chosen address and the
- *   ephemeral port it listens on); the registry answers `waiting` until
- *   every node has come, then `table` (the networks all nodes have) or
- *   `roster` followed by one `member` line per node this one meshes with;
+ *   ephemeral port it listens on); the registry answers `waiting` and, when
+ *   it can hold the connection (`held`), keeps it open, pushes a fresh
+ *   `waiting` now and then, and the final answer once the rendezvous is
+ *   complete: `table` (the networks all nodes have) or `roster` followed by
+ *   one `member` line per node this one meshes with. A `waiting` that is
+ *   not held tells the node to ask again after `retryMs`;
  * - the mesh: a node dials another's registered port and says `hello`; the
  *   answer is `welcome` with the source address seen, or `reject`;
  * - bandwidth: `stream`, then raw bytes for about a second; the receiver
@@ -20,7 +23,7 @@ import { isIP } from 'node:net';
 import * as z from 'zod/mini';
 import '../zod-english.js';
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 /** A publish of MAX_NETWORKS networks with plain names fits in well under this; every other message is far smaller. */
 export const MAX_MESSAGE_BYTES = 4_096;
 /** NCCL's own bound on the interfaces it considers (MAX_IFS in src/include/socket.h, 16). */
@@ -84,9 +87,15 @@ const waitingSchema = z.strictObject({
   round: z.enum(['publish', 'register']),
   registered: count(MAX_NODES),
   expected: count(MAX_NODES),
+  /** An elastic job's MIN (--nnodes MIN:MAX); `expected` otherwise. */
+  minimum: count(MAX_NODES),
+  /** MIN nodes are there: the rendezvous completes with whoever came in this long (torch's last call). */
+  lastCallMs: z.nullable(count(86_400_000)),
   /** Who has not come, by Slurm name, --peers entry or rank; at most MAX_MISSING_LISTED. */
   missing: z.array(name).check(z.maxLength(MAX_MISSING_LISTED)),
-  /** When to ask again: the registry paces its own load. */
+  /** The registry keeps this connection and pushes the final answer on it. */
+  held: z.boolean(),
+  /** Not held: when to ask again, the registry pacing its own load. */
   retryMs: count(60_000),
 });
 
@@ -120,6 +129,13 @@ const rosterSchema = z.strictObject({
   kind: z.literal('roster'),
   token,
   nodes: count(MAX_NODES),
+  /** The job's MAX: `nodes` below it is an elastic job that completed at MIN after the last call. */
+  expected: count(MAX_NODES),
+  /**
+   * The rendezvous had completed before this node (re)registered: it is no
+   * member (torch puts such a node on its wait list), and no member follows.
+   */
+  late: z.boolean(),
   /** Above FULL_MESH_MAX_NODES: ring neighbours plus a sample, not everyone. */
   sampled: z.boolean(),
   /** How many `member` lines follow (this node's own among them). */
@@ -155,7 +171,7 @@ const welcomeSchema = z.strictObject({
   seen: address,
 });
 
-/** Not served: another job's token ('token'), or the registry says why (a rank held twice). */
+/** Not served: another job's token ('token'), or the registry says why (a rank held twice, a newer registration of the node). */
 const rejectSchema = z.strictObject({
   v: version,
   kind: z.literal('reject'),

@@ -1,13 +1,19 @@
 /**
- * The probe's server side, one request per connection (SPEC "Verification":
- * "the probe's messages are small, bounded and bound to the job"). The same
- * service is, depending on what it is given, a node's ephemeral listener
- * (hello, stream), its probe-port companion (hello) or the master's
- * registry (publish, register, and hello at the probe port). Garbage, an
- * overlong line, another job's token and silence cost the sender its
- * connection, never the service; more connections than maxConnections are
- * closed on arrival (net.Server maxConnections), which keeps this node's
- * descriptors bounded whatever the fleet does.
+ * The probe's server side (SPEC "Verification": "the probe's messages are
+ * small, bounded and bound to the job"). The same service is, depending on
+ * what it is given, a node's ephemeral listener (hello, stream) or the
+ * master's registry (publish, register, and hello at the probe port).
+ * Garbage, an overlong line, another job's token and silence cost the
+ * sender its connection, never the service.
+ *
+ * Strangers cannot crowd members out: a connection that has not sent its
+ * request line is "pending", and at most maxPending are; one more pending
+ * pushes the oldest out (a member writes its request the moment it
+ * connects, so it is never the oldest for long), and each has firstLineMs
+ * from its arrival to send a whole line, however slowly it trickles bytes.
+ * What the registry holds past its request is the registry's to bound.
+ * Nothing is refused on arrival: a refusal would read, on the other side,
+ * as a dead port or a firewall.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import {
@@ -19,7 +25,7 @@ import {
 } from './probe-protocol.js';
 
 /** A legitimate peer writes its request the moment it connects; this is generous for a loaded node. */
-const IDLE_MS = 3_000;
+const FIRST_LINE_MS = 3_000;
 /**
  * The kernel's queue of connections not yet accepted (listen(2); capped by
  * net.core.somaxconn, 4096 since Linux 5.4). Node's default of 511 drops the
@@ -30,9 +36,23 @@ const BACKLOG = 4_096;
 /** A stream's receiver waits this long past its window for the sender to hang up, then drops it. */
 const LINGER_MS = 2_000;
 
-/** What a registry makes of a request: the reply's bytes, written whole before the service hangs up. */
+/** A registry's side of one request: what it writes back, now or later. */
+export interface RegistryConnection {
+  /** A line that keeps the connection (progress while the registry holds it). */
+  update(bytes: Buffer): void;
+  /** The last answer: written whole, then the service hangs up. */
+  finish(bytes: Buffer): void;
+  /** Called once if the node goes before its answer was finished. */
+  onGone(callback: () => void): void;
+}
+
+/** What a registry makes of a request. */
 export interface RequestHandler {
-  answer(request: Extract<ProbeMessage, { kind: 'publish' | 'register' }>, seen: string): Buffer;
+  serve(
+    request: Extract<ProbeMessage, { kind: 'publish' | 'register' }>,
+    seen: string,
+    connection: RegistryConnection,
+  ): void;
 }
 
 export interface ProbeServiceOptions {
@@ -41,8 +61,9 @@ export interface ProbeServiceOptions {
   /** 0: an ephemeral port from net.ipv4.ip_local_port_range, as NCCL's listeners take. */
   port: number;
   token: string;
-  maxConnections: number;
-  idleMs?: number;
+  /** Connections that have not sent their request yet; one more pushes the oldest out. */
+  maxPending: number;
+  firstLineMs?: number;
   /** A hello of this job, once our welcome is handed to the kernel; `local` is the address it reached. */
   onHello?: (hello: Hello, seen: string, local: string) => void;
   /** Bandwidth: count a stream's bytes for windowMs, answer, report. */
@@ -62,12 +83,22 @@ export interface ProbeService {
 /** Rejects with the bind error (EADDRINUSE, EADDRNOTAVAIL) when the port cannot be had. */
 export function startProbeService(options: ProbeServiceOptions): Promise<ProbeService> {
   const sockets = new Set<Socket>();
+  // Insertion order is arrival order: the first is the oldest.
+  const pending = new Set<Socket>();
   const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-    serveOne(socket, options);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      pending.delete(socket);
+    });
+    if (pending.size >= options.maxPending) {
+      const [oldest] = pending;
+      pending.delete(oldest as Socket);
+      oldest?.destroy();
+    }
+    pending.add(socket);
+    serveOne(socket, options, () => pending.delete(socket));
   });
-  server.maxConnections = options.maxConnections;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(
@@ -88,15 +119,19 @@ export function startProbeService(options: ProbeServiceOptions): Promise<ProbeSe
   });
 }
 
-function serveOne(socket: Socket, options: ProbeServiceOptions): void {
+function serveOne(socket: Socket, options: ProbeServiceOptions, identified: () => void): void {
   const reader = new MessageReader();
   const drop = () => socket.destroy();
-  socket.setTimeout(options.idleMs ?? IDLE_MS, drop);
+  // From arrival, not from the last byte: a trickle does not extend it.
+  const firstLine = setTimeout(drop, options.firstLineMs ?? FIRST_LINE_MS);
+  socket.once('close', () => clearTimeout(firstLine));
   socket.on('error', drop);
   const onData = (chunk: Buffer) => {
     const first = reader.takeFirst(chunk);
     if (first === null) return;
     socket.off('data', onData);
+    clearTimeout(firstLine);
+    identified();
     if (first.outcome.kind === 'invalid') return drop();
     const request = first.outcome.message;
     if ('token' in request && request.token !== options.token) {
@@ -120,7 +155,7 @@ function serveOne(socket: Socket, options: ProbeServiceOptions): void {
       case 'publish':
       case 'register':
         if (!options.registry) return drop();
-        return answerOrDrop(socket, () => options.registry?.answer(request, seen));
+        return serveRegistry(socket, options.registry, request, seen);
       default:
         return drop();
     }
@@ -133,23 +168,45 @@ function serveOne(socket: Socket, options: ProbeServiceOptions): void {
  * on (a bug, a value its own encoder refuses) must not end the service,
  * and with it every node's check.
  */
-function answerOrDrop(socket: Socket, answer: () => Buffer | undefined): void {
-  let bytes: Buffer | undefined;
+function serveRegistry(
+  socket: Socket,
+  registry: RequestHandler,
+  request: Extract<ProbeMessage, { kind: 'publish' | 'register' }>,
+  seen: string,
+): void {
+  let finished = false;
+  const gone: (() => void)[] = [];
+  socket.once('close', () => {
+    if (finished) return;
+    finished = true;
+    for (const callback of gone) callback();
+  });
+  const connection: RegistryConnection = {
+    update: (bytes) => {
+      if (!finished) socket.write(bytes);
+    },
+    finish: (bytes) => {
+      if (finished) return;
+      finished = true;
+      answerAndClose(socket, bytes);
+    },
+    onGone: (callback) => {
+      gone.push(callback);
+    },
+  };
   try {
-    bytes = answer();
+    registry.serve(request, seen, connection);
   } catch {
-    bytes = undefined;
+    socket.destroy();
   }
-  if (bytes === undefined) socket.destroy();
-  else answerAndClose(socket, bytes);
 }
 
 /**
  * Writes the answer and closes at once, once the kernel has it: the peer
  * reads it and then our FIN. Not waiting for the peer to hang up frees the
- * connection's slot (maxConnections) in the time this node takes, not in
- * the time a loaded peer takes; TIME_WAIT stays on this side, as a
- * server's should.
+ * descriptor in the time this node takes, not in the time a loaded peer
+ * takes; TIME_WAIT stays on this side, as a server's should (torch's store
+ * binds the port with SO_REUSEADDR, which TIME_WAIT does not stop).
  */
 function answerAndClose(socket: Socket, bytes: Buffer, then?: () => void): void {
   socket.end(bytes, () => {

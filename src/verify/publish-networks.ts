@@ -12,9 +12,8 @@
  * Otherwise the strategy is told why and skips. A node that never comes is
  * exit 75, named (SPEC strategy table).
  */
-import { ConfigError, UnreachableError } from '../errors.js';
+import { UnreachableError } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
-import { familyOf } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import { createLogger } from '../log.js';
 import type { Options } from '../options/option-table.js';
@@ -23,20 +22,18 @@ import type { ResolveContext } from '../resolve/decision.js';
 import { compareBySpeed } from '../resolve/speed-ranking.js';
 import type { Agreement } from '../resolve/strategies/agree.js';
 import { deadlineIn, formatSeconds, untilDeadline } from './clock.js';
-import { joinRegistry, waitingText } from './join-registry.js';
-import { masterRole } from './master-role.js';
+import { joinLocally, joinRegistry, waitingText } from './join-registry.js';
+import { holdCapacity, meetingPoint, probePortOf, startRegistry } from './meeting-point.js';
 import { resolvePeers } from './peer-list.js';
-import { SERVICE_CONNECTIONS } from './probe-peers.js';
+import { registryShape } from './probe-peers.js';
 import {
   encodeMessage,
   MAX_NETWORKS,
   type NodeIdentity,
   type PublishedNetwork,
 } from './probe-protocol.js';
-import { type ProbeService, startProbeService } from './probe-service.js';
-import { jobToken } from './probe-token.js';
-import { classifySocketError } from './reach-error.js';
-import { checkRegistryBound, Registry } from './registry.js';
+import type { ProbeService } from './probe-service.js';
+import { Registry } from './registry.js';
 import { ATTEMPT_MS, endpointText } from './wait-for-endpoint.js';
 
 export interface PublishInput {
@@ -63,51 +60,41 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
     return { kind: 'unavailable', reason: 'a single-node job: nothing to agree with' };
   const master = job.master;
   if (master === null) return { kind: 'unavailable', reason: 'no master to meet at' };
-  checkRegistryBound(job);
-  const port = options.probePort ?? master.port + 1;
-  if (port > 65535) {
-    throw new ConfigError(
-      `the probe port derived from the master port, ${port}, is outside 1-65535: give --probe-port`,
-    );
-  }
-  const token = jobToken({ master, jobId: job.jobId, probePort: port });
-  const role = await masterRole(job, master, input.masterAddresses, facts, context.family);
-  const target = {
-    address: input.masterAddresses.find(
-      (address) => familyOf(address) === context.family,
-    ) as string,
+  const port = probePortOf(job, options.probePort) as number;
+  const meeting = await meetingPoint({
+    job,
+    master,
     port,
-  };
+    masterAddresses: input.masterAddresses,
+    facts,
+    family: context.family,
+  });
+  const { token, target } = meeting;
   const deadline = deadlineIn(options.verifyTimeout);
   const logger = await createLogger(options.logLevel, options.logFormat);
 
   let service: ProbeService | null = null;
   let registry: Registry<'publish'> | null = null;
-  if (role.role === 'store host') {
-    const candidate = new Registry({
-      round: 'publish',
-      token,
-      expected: job.nnodes.max,
-      nodeList: job.clusterPeers,
-      restrict: options.peers === null ? null : await resolvePeers(options.peers, context.family),
-    });
-    const wildcard = context.family === 'ipv6' ? '::' : '0.0.0.0';
-    try {
-      service = await startProbeService({
-        host: wildcard,
-        port,
+  if (meeting.hostsRegistry) {
+    const started = await startRegistry(
+      meeting,
+      new Registry({
+        round: 'publish',
         token,
-        maxConnections: SERVICE_CONNECTIONS.registry,
-        registry: candidate,
-      });
-      registry = candidate;
-    } catch (error) {
-      const failure = classifySocketError(error);
-      if (!(failure.error === 'port in use' && role.clientIfTaken !== null)) {
-        throw new UnreachableError(
-          `agree: the probe service cannot bind ${endpointText({ address: wildcard, port })}: ${failure.error} (${failure.detail})`,
-        );
-      }
+        ...registryShape(job),
+        nodeList: job.clusterPeers,
+        restrict: options.peers === null ? null : await resolvePeers(options.peers, context.family),
+        holdCapacity: await holdCapacity(),
+      }),
+    );
+    if (started.kind === 'failed') {
+      throw new UnreachableError(
+        `agree: the probe service cannot bind ${endpointText({ address: meeting.wildcard, port })}: ${started.failure.error} (${started.failure.detail})`,
+      );
+    }
+    if (started.kind === 'started') {
+      service = started.service;
+      registry = started.registry;
     }
   }
   try {
@@ -115,16 +102,33 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
       name: job.nodeName ?? facts.hostname,
       rank: job.nodeRank?.value ?? null,
     };
-    const joined = await joinRegistry({
-      target,
-      masterName: master.host,
-      request: { kind: 'publish', token, node, networks: published(facts, context, token, node) },
+    const request = {
+      kind: 'publish' as const,
       token,
-      deadline,
-      logger,
-      attemptMs: ATTEMPT_MS,
-      nodes: job.nnodes.max,
-    });
+      node,
+      networks: published(facts, context, token, node),
+    };
+    const joined =
+      registry !== null
+        ? await joinLocally({
+            registry,
+            request,
+            seen: target.address,
+            token,
+            deadline,
+            logger,
+            where: `${master.host} at port ${port}`,
+          })
+        : await joinRegistry({
+            target,
+            masterName: master.host,
+            request,
+            token,
+            deadline,
+            logger,
+            attemptMs: ATTEMPT_MS,
+            nodes: job.nnodes.max,
+          });
     if (!joined.ok) {
       const where = `the master's probe service (${master.host} at ${endpointText(target)})`;
       throw new UnreachableError(
@@ -143,6 +147,7 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
     const { nodes, common, partial, partialMore } = joined.table;
     return { kind: 'published', table: { nodes, common, partial, partialMore } };
   } finally {
+    registry?.close();
     await service?.close();
   }
 }

@@ -1,17 +1,30 @@
 /**
  * The master's registry (SPEC "Verification", peers): every node of the job
- * registers with it, and once all have come each learns who to mesh with.
- * One registry serves one round: `publish` (every node's usable networks,
- * for the agree strategy, answered with the networks all have) or `register`
- * (each node's chosen address and ephemeral port, answered with its roster).
+ * registers with it, and once the rendezvous is complete each learns who to
+ * mesh with. One registry serves one round: `publish` (every node's usable
+ * networks, for the agree strategy, answered with the networks all have) or
+ * `register` (each node's chosen address and ephemeral port, answered with
+ * its roster).
  *
- * Nodes ask again until the answer is final (`retryMs` paces them), so the
- * registry holds no connection open while it waits: 4,096 nodes cost it
- * 4,096 short requests, never 4,096 descriptors. Expected are the job's
- * nnodes nodes, or, with --peers, one node for each entry; a node is known
- * by its rank where it has one, else by its name and the address it came
- * from. Who is missing is said by Slurm name (the node list is in
- * SLURM_NODEID order), --peers entry, or rank.
+ * Completion follows torch's c10d rendezvous (dynamic_rendezvous.py,
+ * v2.6.0 `_RendezvousJoinOp`, `_add_to_participants`): at MAX nodes at
+ * once; for an elastic --nnodes MIN:MAX, when the MIN-th node comes a last
+ * call of `lastCallMs` starts (last_call_timeout, 30 s by default; later
+ * nodes do not extend it), and at its end the rendezvous completes with
+ * whoever came. A node that comes after completion, or registers again
+ * (a requeue, a pod restart), is answered from the completed roster as not
+ * part of it, as torch puts it on the wait list for the next round.
+ *
+ * Each node's connection is held while it waits, and the answer pushed on
+ * it when final: no polling, and a node that goes before then (its check
+ * killed) takes its entry with it, so a rerun is not "a second node with
+ * its rank". A registration from the same name, source and address as a
+ * held entry replaces it. Past `holdCapacity` connections (the descriptor
+ * limit) nodes are told to ask again instead. Expected are the job's nodes,
+ * or, with --peers, one node for each entry; a node is known by its rank
+ * where it has one, else by its name and the address it came from. Who is
+ * missing is said by Slurm name (the node list is in SLURM_NODEID order),
+ * --peers entry, or rank.
  */
 import { ConfigError } from '../errors.js';
 import { canonicalAddress, familyOf, withoutZone } from '../host/ip-address.js';
@@ -28,7 +41,7 @@ import {
   type Publish,
   type Register,
 } from './probe-protocol.js';
-import type { RequestHandler } from './probe-service.js';
+import type { RegistryConnection, RequestHandler } from './probe-service.js';
 
 export type Round = 'publish' | 'register';
 
@@ -42,37 +55,64 @@ export function checkRegistryBound(job: Pick<JobShape, 'nnodes'>): void {
 }
 type RequestOf<R extends Round> = R extends 'publish' ? Publish : Register;
 
+/** How often the nodes the registry holds hear how many have come. */
+const PROGRESS_PUSH_MS = 1_000;
+
 export interface RegistryOptions<R extends Round> {
   round: R;
   token: string;
-  /** The job's node count (nnodes; its maximum for MIN:MAX). */
+  /** The job's node count (nnodes; its MAX for MIN:MAX). */
   expected: number;
+  /** MIN for an elastic job; `expected` (the default) for a fixed one. */
+  minimum?: number;
+  /** The last call once MIN nodes are there; null (the default): complete only at `expected`. */
+  lastCallMs?: number | null;
   /** Slurm's node list, which names a missing rank. */
   nodeList: readonly string[];
   /** --peers, resolved: only these nodes take part; null for every node that registers. */
   restrict: readonly ResolvedPeer[] | null;
+  /** Connections held open while their nodes wait (the rest poll); unbounded by default. */
+  holdCapacity?: number;
 }
+
+/** How the rendezvous completed: every expected node came, or MIN and the last call ran out. */
+export type Completion = 'all' | 'last call';
 
 interface Entry<R extends Round> {
   key: string;
   node: NodeIdentity;
   seen: string;
   request: RequestOf<R>;
+  /** The node's connection while the registry holds it. */
+  connection: RegistryConnection | null;
 }
 
 export class Registry<R extends Round> implements RequestHandler {
   private readonly entries = new Map<string, Entry<R>>();
   private readonly ranks = new Set<number>();
-  private readonly names = new Set<string>();
+  /** Short names of the entries, counted: two nodes may share one. */
+  private readonly names = new Map<string, number>();
   /** --peers matched as nodes register; null without --peers. */
   private readonly peers: PeerMatching<Entry<R>> | null;
-  private final: { members: Entry<R>[]; keys: Set<string>; answers: FinalAnswers } | null = null;
+  private final: {
+    members: Entry<R>[];
+    keys: Set<string>;
+    answers: FinalAnswers;
+    completion: Completion;
+  } | null = null;
   private readonly delivered = new Set<string>();
-  /** The current `waiting` answer, rebuilt when a node registers: thousands of nodes ask between changes. */
-  private waitingAnswer: Buffer | null = null;
+  private readonly held = new Set<Entry<R>>();
+  /** The current `waiting` answers (held, polled), rebuilt when a node comes or goes. */
+  private waitingAnswers: { readonly held: Buffer; readonly polled: Buffer } | null = null;
+  private pushedWaiting: Buffer | null = null;
+  private lastCall: { timer: NodeJS.Timeout; endsAt: number } | null = null;
+  private readonly progress: NodeJS.Timeout;
   private resolveDelivered: () => void = () => {};
+  private resolveFinal: () => void = () => {};
   /** Every member has been given the final answer. */
   readonly allDelivered: Promise<void>;
+  /** The rendezvous is complete. */
+  readonly completed: Promise<void>;
 
   constructor(private readonly options: RegistryOptions<R>) {
     this.peers =
@@ -80,52 +120,174 @@ export class Registry<R extends Round> implements RequestHandler {
     this.allDelivered = new Promise((resolve) => {
       this.resolveDelivered = resolve;
     });
+    this.completed = new Promise((resolve) => {
+      this.resolveFinal = resolve;
+    });
+    this.progress = setInterval(() => this.pushProgress(), PROGRESS_PUSH_MS);
+    this.progress.unref();
   }
 
+  /** Who came and how the rendezvous completed; null before it has. */
+  get outcome(): { nodes: number; expected: number; completion: Completion } | null {
+    if (this.final === null) return null;
+    return {
+      nodes: this.final.members.length,
+      expected: this.expectedCount(),
+      completion: this.final.completion,
+    };
+  }
+
+  /** The `waiting` answer as of now, for the master's own join (join-registry.ts joinLocally). */
+  waitingNow(): Buffer {
+    return this.waiting().held;
+  }
+
+  /** Stops the timers; held connections close with the service. */
+  close(): void {
+    clearInterval(this.progress);
+    if (this.lastCall !== null) clearTimeout(this.lastCall.timer);
+    this.lastCall = null;
+  }
+
+  /** One request answered at once, never held: the polling form of serve(). */
   answer(request: Publish | Register, seen: string): Buffer {
-    if (request.kind !== this.options.round) return this.waiting();
+    let answer: Buffer | null = null;
+    this.serve(
+      request,
+      seen,
+      {
+        update: () => {},
+        finish: (bytes) => {
+          answer = bytes;
+        },
+        onGone: () => {},
+      },
+      false,
+    );
+    return answer as unknown as Buffer;
+  }
+
+  serve(
+    request: Publish | Register,
+    seen: string,
+    connection: RegistryConnection,
+    hold = true,
+  ): void {
+    if (request.kind !== this.options.round) {
+      connection.finish(this.waiting().polled);
+      return;
+    }
     const typed = request as RequestOf<R>;
     const key = typed.node.rank !== null ? `rank ${typed.node.rank}` : `${typed.node.name} ${seen}`;
     const held = this.entries.get(key);
-    if (held !== undefined && !sameNode(held, typed, seen)) {
-      return reject(
-        `${key} is registered already, by ${held.node.name} from ${held.seen}${held.request.kind === 'register' ? ` (${held.request.address})` : ''}: two nodes claim it`,
+    if (held !== undefined && !sameMachine(held, typed, seen)) {
+      connection.finish(
+        reject(
+          `${key} is registered already, by ${held.node.name} from ${held.seen}${held.request.kind === 'register' ? ` (${held.request.address})` : ''}: two nodes claim it`,
+        ),
       );
+      return;
     }
+    if (this.final !== null) {
+      connection.finish(this.afterCompletion(key, typed, seen, held));
+      return;
+    }
+    let entry: Entry<R>;
     if (held === undefined) {
-      if (this.final !== null) {
-        // --peers left it out: nothing to check from there, which is no failure.
-        if (
-          this.peers !== null &&
-          !this.peers.lists(typed.node.name, [
-            seen,
-            ...ownAddresses({ key, node: typed.node, seen, request: typed }),
-          ])
-        ) {
-          return this.final.answers.for(key);
-        }
-        return reject(
-          `all ${this.final.members.length} nodes had registered before ${key}: it is not part of this check`,
-        );
-      }
       const refusal = this.refusal(typed.node);
-      if (refusal !== null) return reject(refusal);
-      const entry: Entry<R> = { key, node: typed.node, seen, request: typed };
-      this.entries.set(key, entry);
-      this.peers?.add(entry);
-      if (typed.node.rank !== null) this.ranks.add(typed.node.rank);
-      this.names.add(shortName(typed.node.name));
-      this.waitingAnswer = null;
-      this.settle();
-    } else if (this.final === null) {
+      if (refusal !== null) {
+        connection.finish(reject(refusal));
+        return;
+      }
+      entry = { key, node: typed.node, seen, request: typed, connection: null };
+      this.add(entry);
+    } else {
+      entry = held;
+      // The same node again: a poll, or its rerun (another port) whose entry replaces the stale one.
       const before = this.peers === null ? [] : ownAddresses(held);
       held.request = typed;
-      // A node may publish other networks when it asks again: they are matched anew.
       if (this.peers !== null && !sameList(before, ownAddresses(held))) this.peers.invalidate();
+      const stale = held.connection;
+      if (stale !== null && stale !== connection) {
+        held.connection = null;
+        this.held.delete(held);
+        stale.finish(reject(`${key} registered again from ${seen}: this registration is replaced`));
+      }
+      this.waitingAnswers = null;
     }
-    if (this.final === null) return this.waiting();
-    this.markDelivered(key);
-    return this.final.answers.for(key);
+    this.settle();
+    const final = this.final as Registry<R>['final'];
+    if (final !== null) {
+      this.markDelivered(key);
+      connection.finish(final.answers.for(key));
+      return;
+    }
+    const capacity = this.options.holdCapacity ?? Number.POSITIVE_INFINITY;
+    if (!hold || (entry.connection === null && this.held.size >= capacity)) {
+      connection.finish(this.waiting().polled);
+      return;
+    }
+    entry.connection = connection;
+    this.held.add(entry);
+    connection.onGone(() => this.gone(entry, connection));
+    connection.update(this.waiting().held);
+  }
+
+  /**
+   * A registration once the roster is final: a member asking again gets its
+   * roster; anyone else, a newcomer or a member's rerun from another port
+   * (the roster the others have names the old one), is late.
+   */
+  private afterCompletion(
+    key: string,
+    request: RequestOf<R>,
+    seen: string,
+    held: Entry<R> | undefined,
+  ): Buffer {
+    const final = this.final as NonNullable<Registry<R>['final']>;
+    if (held !== undefined && final.keys.has(key) && sameRegistration(held, request)) {
+      this.markDelivered(key);
+      return final.answers.for(key);
+    }
+    // --peers left it out: nothing to check from there, which is no failure.
+    const probe = { key, node: request.node, seen, request, connection: null };
+    if (
+      this.peers !== null &&
+      !this.peers.lists(request.node.name, [seen, ...ownAddresses(probe)])
+    ) {
+      return final.answers.for(key);
+    }
+    return final.answers.late;
+  }
+
+  private add(entry: Entry<R>): void {
+    this.entries.set(entry.key, entry);
+    this.peers?.add(entry);
+    if (entry.node.rank !== null) this.ranks.add(entry.node.rank);
+    const short = shortName(entry.node.name);
+    this.names.set(short, (this.names.get(short) ?? 0) + 1);
+    this.waitingAnswers = null;
+  }
+
+  /** A held node went before the rendezvous completed (its check was killed, or gave up): its entry goes too. */
+  private gone(entry: Entry<R>, connection: RegistryConnection): void {
+    if (entry.connection !== connection) return;
+    entry.connection = null;
+    this.held.delete(entry);
+    if (this.final !== null || this.entries.get(entry.key) !== entry) return;
+    this.entries.delete(entry.key);
+    if (entry.node.rank !== null) this.ranks.delete(entry.node.rank);
+    const short = shortName(entry.node.name);
+    const left = (this.names.get(short) ?? 1) - 1;
+    if (left > 0) this.names.set(short, left);
+    else this.names.delete(short);
+    this.peers?.invalidate();
+    this.waitingAnswers = null;
+    // torch clears the last call's deadline when the participants fall below MIN.
+    if (this.lastCall !== null && this.memberCount() < this.minimumCount()) {
+      clearTimeout(this.lastCall.timer);
+      this.lastCall = null;
+    }
   }
 
   private refusal(node: NodeIdentity): string | null {
@@ -142,23 +304,57 @@ export class Registry<R extends Round> implements RequestHandler {
     return this.options.restrict?.length ?? this.options.expected;
   }
 
+  private minimumCount(): number {
+    return Math.min(this.options.minimum ?? this.options.expected, this.expectedCount());
+  }
+
   private memberCount(): number {
     return this.peers === null ? this.entries.size : this.peers.count();
   }
 
   private settle(): void {
-    if (this.memberCount() < this.expectedCount()) return;
+    const count = this.memberCount();
+    if (count >= this.expectedCount()) {
+      this.complete('all');
+      return;
+    }
+    const lastCallMs = this.options.lastCallMs ?? null;
+    if (lastCallMs === null || count < this.minimumCount() || this.lastCall !== null) return;
+    const timer = setTimeout(() => {
+      this.lastCall = null;
+      if (this.final === null && this.memberCount() >= this.minimumCount()) {
+        this.complete('last call');
+      }
+    }, lastCallMs);
+    this.lastCall = { timer, endsAt: performance.now() + lastCallMs };
+    this.waitingAnswers = null;
+  }
+
+  private complete(completion: Completion): void {
     const members = this.peers === null ? [...this.entries.values()] : this.peers.members();
-    if (members.length < this.expectedCount()) return;
+    if (completion === 'all' && members.length < this.expectedCount()) return;
+    if (this.lastCall !== null) clearTimeout(this.lastCall.timer);
+    this.lastCall = null;
     const ring = ringOrder(members);
+    const shape = { expected: this.expectedCount(), token: this.options.token };
     this.final = {
       members: ring,
       keys: new Set(ring.map((member) => member.key)),
       answers:
         this.options.round === 'publish'
-          ? tableAnswers(ring as Entry<'publish'>[], this.options.token)
-          : rosterAnswers(ring as Entry<'register'>[], this.options.token),
+          ? tableAnswers(ring as Entry<'publish'>[], shape)
+          : rosterAnswers(ring as Entry<'register'>[], shape),
+      completion,
     };
+    this.resolveFinal();
+    if (ring.length === 0) this.resolveDelivered();
+    for (const entry of [...this.held]) {
+      const connection = entry.connection;
+      entry.connection = null;
+      this.held.delete(entry);
+      this.markDelivered(entry.key);
+      connection?.finish(this.final.answers.for(entry.key));
+    }
   }
 
   private markDelivered(key: string): void {
@@ -167,12 +363,38 @@ export class Registry<R extends Round> implements RequestHandler {
     if (this.delivered.size === this.final.members.length) this.resolveDelivered();
   }
 
-  private waiting(): Buffer {
-    this.waitingAnswer ??= this.encodeWaiting();
-    return this.waitingAnswer;
+  private pushProgress(): void {
+    if (this.final !== null || this.held.size === 0) return;
+    const { held } = this.waiting();
+    if (held === this.pushedWaiting) return;
+    this.pushedWaiting = held;
+    for (const entry of this.held) entry.connection?.update(held);
   }
 
-  private encodeWaiting(): Buffer {
+  /** Each form encoded when first asked for after a change: thousands of nodes ask between changes. */
+  private waiting(): { readonly held: Buffer; readonly polled: Buffer } {
+    if (this.waitingAnswers === null) {
+      const encoded = new Map<boolean, Buffer>();
+      const form = (held: boolean): Buffer => {
+        const known = encoded.get(held);
+        if (known !== undefined) return known;
+        const bytes = this.encodeWaiting(held);
+        encoded.set(held, bytes);
+        return bytes;
+      };
+      this.waitingAnswers = {
+        get held() {
+          return form(true);
+        },
+        get polled() {
+          return form(false);
+        },
+      };
+    }
+    return this.waitingAnswers;
+  }
+
+  private encodeWaiting(held: boolean): Buffer {
     const expected = this.expectedCount();
     return encodeMessage({
       kind: 'waiting',
@@ -180,7 +402,13 @@ export class Registry<R extends Round> implements RequestHandler {
       round: this.options.round,
       registered: this.final?.members.length ?? this.memberCount(),
       expected,
+      minimum: this.minimumCount(),
+      lastCallMs:
+        this.lastCall === null
+          ? null
+          : Math.max(0, Math.round(this.lastCall.endsAt - performance.now())),
       missing: this.missing(),
+      held,
       retryMs: spreadMs(expected),
     });
   }
@@ -402,25 +630,35 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
-/** Final answers by registration key; a node --peers leaves out gets an empty roster. */
+/** Final answers by registration key; a node --peers leaves out gets an empty roster, a late one a late one. */
 interface FinalAnswers {
   for(key: string): Buffer;
+  late: Buffer;
 }
 
-function tableAnswers(members: Entry<'publish'>[], token: string): FinalAnswers {
+interface RosterShape {
+  /** The job's MAX (or the --peers count). */
+  expected: number;
+  token: string;
+}
+
+function tableAnswers(members: Entry<'publish'>[], { token }: RosterShape): FinalAnswers {
   const table = encodeMessage({
     kind: 'table',
     token,
     ...commonNetworks(members.map((member) => member.request.networks)),
   });
-  return { for: () => table };
+  return { for: () => table, late: table };
 }
 
 /**
  * Each member line encoded once; a full mesh shares one buffer among all,
  * a sampled one gives each node its partners and itself, in ring order.
  */
-function rosterAnswers(members: Entry<'register'>[], token: string): FinalAnswers {
+function rosterAnswers(
+  members: Entry<'register'>[],
+  { expected, token }: RosterShape,
+): FinalAnswers {
   const labels = uniqueLabels(members);
   const lines = members.map((member, index) =>
     encodeMessage({
@@ -436,12 +674,14 @@ function rosterAnswers(members: Entry<'register'>[], token: string): FinalAnswer
   );
   const indexOf = new Map(members.map((member, index) => [member.key, index]));
   const nodes = members.length;
-  const header = (count: number, sampled: boolean) =>
-    encodeMessage({ kind: 'roster', token, nodes, sampled, members: count });
-  const none = header(0, nodes > FULL_MESH_MAX_NODES);
-  if (nodes <= FULL_MESH_MAX_NODES) {
+  const sampled = nodes > FULL_MESH_MAX_NODES;
+  const header = (count: number, late: boolean) =>
+    encodeMessage({ kind: 'roster', token, nodes, expected, late, sampled, members: count });
+  const none = header(0, false);
+  const late = header(0, true);
+  if (!sampled) {
     const everyone = Buffer.concat([header(nodes, false), ...lines]);
-    return { for: (key) => (indexOf.has(key) ? everyone : none) };
+    return { for: (key) => (indexOf.has(key) ? everyone : none), late };
   }
   const partners = sampledPartners(nodes, seedOf(token));
   return {
@@ -449,8 +689,9 @@ function rosterAnswers(members: Entry<'register'>[], token: string): FinalAnswer
       const index = indexOf.get(key);
       if (index === undefined) return none;
       const own = [...(partners[index] ?? []), index].sort((a, b) => a - b);
-      return Buffer.concat([header(own.length, true), ...own.map((i) => lines[i] as Buffer)]);
+      return Buffer.concat([header(own.length, false), ...own.map((i) => lines[i] as Buffer)]);
     },
+    late,
   };
 }
 
@@ -476,13 +717,26 @@ function uniqueLabels(members: Entry<'register'>[]): string[] {
   );
 }
 
-/** The same node asking again (it does until the answer is final), not a second one with its rank. */
-function sameNode(held: Entry<Round>, request: Publish | Register, seen: string): boolean {
+/**
+ * The same node asking again or rerun (a requeue, a pod restart): its name,
+ * the address it came from and, for a registration, the address it
+ * registered; its port may differ, a rerun listening anew.
+ */
+function sameMachine(held: Entry<Round>, request: Publish | Register, seen: string): boolean {
   if (held.node.name !== request.node.name || held.seen !== seen) return false;
   return (
     held.request.kind !== 'register' ||
     request.kind !== 'register' ||
-    (held.request.address === request.address && held.request.port === request.port)
+    held.request.address === request.address
+  );
+}
+
+/** The registration the roster was made of, not a rerun's. */
+function sameRegistration(held: Entry<Round>, request: Publish | Register): boolean {
+  return (
+    held.request.kind !== 'register' ||
+    request.kind !== 'register' ||
+    held.request.port === request.port
   );
 }
 

@@ -6,7 +6,6 @@
  * the rendezvous port, so it needs no torchrun running).
  */
 
-import { ConfigError } from '../errors.js';
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
@@ -18,8 +17,8 @@ import { checkStorePort } from './check-store-port.js';
 import { type Deadline, deadlineIn, formatSeconds } from './clock.js';
 import { failureOf } from './failure.js';
 import { type MasterRole, masterRole } from './master-role.js';
-import { type ProbePeersOutcome, probePeers } from './probe-peers.js';
-import { jobToken } from './probe-token.js';
+import { meetingPoint, probePortOf } from './meeting-point.js';
+import { type ProbePeersOutcome, probePeers, type RendezvousOutcome } from './probe-peers.js';
 import {
   ATTEMPT_MS,
   endpointText,
@@ -96,6 +95,8 @@ export interface VerifyReport {
   ok: boolean;
   warnings: string[];
   results: PeerResult[];
+  /** --verify peers: how many nodes came, of the job's MAX, and whether this one came late; else null. */
+  rendezvous: RendezvousOutcome | null;
   /** The interface and address every check ran over. */
   interface: string;
   localAddress: string;
@@ -115,6 +116,7 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
     ok: true,
     warnings: [],
     results: [],
+    rendezvous: null,
     interface: decision.interface,
     localAddress: decision.address,
     elapsedMs: 0,
@@ -132,10 +134,12 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
       ? null
       : await masterRole(job, job.master, input.masterAddresses, input.facts, storeFamily);
   // A probe port that cannot be is a configuration error: find it before touching the network.
-  const probePort = input.level === 'peers' ? planProbePort(input) : null;
+  const probePort = input.level === 'peers' ? probePortOf(job, input.probePort) : null;
   report.results.push(...(await checkMaster(input, role, deadline, report.warnings)));
-  if (probePort !== null && role !== null) {
-    report.results.push(...(await probeAll(input, role, probePort, deadline, report.warnings)));
+  // The registry meets at the rendezvous port: where torch's store cannot bind it, neither can it.
+  const bound = report.results.every((result) => result.check !== 'bind' || result.ok);
+  if (probePort !== null && role !== null && bound) {
+    report.results.push(...(await probeAll(input, probePort, deadline, report)));
   }
 
   const ok = report.results.every((result) => result.ok);
@@ -227,46 +231,26 @@ function masterOnChosenNetwork({ facts, decision, masterAddresses }: VerifyInput
   );
 }
 
-/**
- * SPEC --probe-port: "master port + 1", beside the rendezvous port. The
- * nodes meet through the master, so a job without one (--standalone, one
- * node) has no mesh to check.
- */
-function planProbePort(input: VerifyInput): number | null {
-  const { job } = input;
-  if (job.master === null) {
-    if (job.standalone || job.nnodes.max === 1) return null;
-    throw new ConfigError(
-      '--verify peers needs the master: the nodes meet through its probe service; give --master-addr (or run under Slurm)',
-    );
-  }
-  const port = input.probePort ?? job.master.port + 1;
-  if (port > 65535) {
-    throw new ConfigError(
-      `the probe port derived from the master port, ${port}, is outside 1-65535: give --probe-port`,
-    );
-  }
-  return port;
-}
-
 async function probeAll(
   input: VerifyInput,
-  role: MasterRole,
   port: number,
   deadline: Deadline,
-  warnings: string[],
+  report: VerifyReport,
 ): Promise<PeerResult[]> {
   const { decision, job } = input;
+  const meeting = await meetingPoint({
+    job: { ...job, jobId: input.jobId ?? null },
+    master: job.master as NonNullable<JobShape['master']>,
+    port,
+    masterAddresses: input.masterAddresses,
+    facts: input.facts,
+    family: input.masterFamily ?? decision.family,
+  });
   const outcome = await probePeers({
     job,
     facts: input.facts,
     decision,
-    masterAddresses: input.masterAddresses,
-    storeFamily: input.masterFamily ?? decision.family,
-    hostsStore: role.role === 'store host',
-    clientIfTaken: role.role === 'store host' && role.clientIfTaken !== null,
-    port,
-    token: jobToken({ master: job.master, jobId: input.jobId ?? null, probePort: port }),
+    meeting,
     nodeName: input.nodeName ?? input.facts.hostname,
     restrict: input.peers,
     minBandwidthMbps: input.minBandwidthMbps ?? null,
@@ -275,7 +259,10 @@ async function probeAll(
     logger: input.logger,
     attemptMs: ATTEMPT_MS,
   });
-  if (outcome.kind === 'mesh') warnings.push(...outcome.warnings);
+  if (outcome.kind === 'mesh') {
+    report.warnings.push(...outcome.warnings);
+    report.rendezvous = outcome.rendezvous;
+  }
   return probeResults(outcome, input, deadline);
 }
 

@@ -148,11 +148,11 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
     }
   });
 
-  it('a firewall that opens only the rendezvous ports fails with 75, naming the ephemeral range to open', async () => {
-    // What a cluster's "allow the torchrun ports" rule set looks like: the
-    // store's and the probe's port, and replies; nothing else comes in.
+  it('a firewall that opens only the rendezvous port fails with 75, naming the ephemeral range to open', async () => {
+    // What a cluster's "allow the torchrun port" rule set looks like: the
+    // store's port, where the probe meets too, and replies; nothing else comes in.
     const rules = [
-      ['-p', 'tcp', '-m', 'multiport', '--dports', '29500,29501', '-j', 'ACCEPT'],
+      ['-p', 'tcp', '--dport', '29500', '-j', 'ACCEPT'],
       ['-m', 'state', '--state', 'ESTABLISHED,RELATED', '-j', 'ACCEPT'],
       ['-p', 'tcp', '-j', 'DROP'],
     ];
@@ -162,18 +162,19 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
     expect(failingPairs(runs)).toEqual(['node-a→node-c', 'node-b→node-c']);
     const fromA = runs['node-a'];
     expect(fromA?.error?.message).toMatch(
-      /^verification failed via ens3f0 \(198\.18\.30\.1\): peer node-c at 198\.18\.30\.3:\d+: this node → node-c: ephemeral ports blocked \(no answer in [\d.]+s on its ephemeral port \d+ while its probe port 29501 answers: NCCL listens on ephemeral ports/,
+      /^verification failed via ens3f0 \(198\.18\.30\.1\): peer node-c at 198\.18\.30\.3:\d+: this node → node-c: ephemeral ports blocked \(no answer in [\d.]+s on its ephemeral port \d+ while its rendezvous port 29500 answers: NCCL listens on ephemeral ports/,
     );
     expect(fromA?.error?.message).toMatch(PORT_RANGE);
-    // node-c itself says so too: its probe port was reached, its ephemeral port was not.
+    // node-c itself says so too: it reached both, and neither reached it.
     expect(runs['node-c']?.error?.details).toHaveLength(2);
     for (const detail of runs['node-c']?.error?.details ?? []) {
       expect(detail).toMatch(
-        /→ this node: ephemeral ports blocked \(it reached this node's probe port 29501 but not its ephemeral port 198\.18\.30\.3:\d+: a firewall here lets the rendezvous ports through but not net\.ipv4\.ip_local_port_range \d+-\d+; open TCP \d+-\d+ on ens3f0\)$/,
+        /→ this node: timed out \(did not reach 198\.18\.30\.3:\d+ in 6s, though this node reached its: a firewall here may let the rendezvous port through but not net\.ipv4\.ip_local_port_range \d+-\d+; open TCP \d+-\d+ on ens3f0\)$/,
       );
     }
-    // Every node knew in seconds (two SYN retransmissions), not at the timeout.
-    for (const run of Object.values(runs)) expect(run.report?.elapsedMs).toBeLessThan(5_500);
+    // The dialling nodes knew in seconds (two SYN retransmissions), not at the timeout.
+    for (const node of ['node-a', 'node-b'])
+      expect(runs[node]?.report?.elapsedMs).toBeLessThan(5_500);
   });
 
   it('a 50 Mbit/s link fails --min-bandwidth 1gbit naming the slow pair and its figure, and passes a lower bound', async () => {
@@ -276,11 +277,11 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
         }),
       ),
     );
-    // Port 15000 + 2 * (7002 mod 7000), the probe beside it (SPEC "Cluster fill-in").
+    // Port 15000 + 2 * (7002 mod 7000), where the probe meets too (SPEC "Cluster fill-in", --probe-port).
     for (const run of runs) {
       expect(run.code, JSON.stringify(run.error)).toBe(75);
       expect(run.error?.message).toMatch(
-        /^verification failed via ens3f0 \(198\.18\.30\.\d\): node-d never registered: did not register with the master's probe service \(node-a at 203\.0\.113\.11:15005\) in 2s; 3 of 4 nodes registered$/,
+        /^verification failed via ens3f0 \(198\.18\.30\.\d\): node-d never registered: did not register with the master's probe service \(node-a at 203\.0\.113\.11:15004\) in 2s; 3 of 4 nodes registered$/,
       );
       expect(run.report?.results.filter((peer) => peer.check !== 'bind')).toEqual([
         expect.objectContaining({ peer: 'node-d', check: 'register', error: 'not registered' }),
@@ -305,7 +306,7 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
     const master = startCheck(lab, 'a', { hostname: 'node-a', args: pair(0) });
     // The abuser waits (bounded) for the master's service to listen: up to 25 s, since a
     // loaded 2-core machine once took over 10 s to start the master's check.
-    const abuse = await lab.exec('c', 'node', ['-e', ABUSER, MGMT.a, '29601'], { timeout: 40_000 });
+    const abuse = await lab.exec('c', 'node', ['-e', ABUSER, MGMT.a, '29600'], { timeout: 40_000 });
     const seen = JSON.parse(String(abuse.stdout)) as Record<
       string,
       { answer: string; closedAfterMs: number }[]
@@ -314,7 +315,7 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
       expect(seen[kind]?.length).toBeGreaterThan(0);
       for (const connection of seen[kind] ?? []) expect(connection.answer).toBe('');
     }
-    // Silence costs a connection after the service's idle limit (3s), not before.
+    // Silence costs a connection after the service's first-line limit (3s), not before.
     for (const connection of seen.idle ?? []) {
       expect(connection.closedAfterMs).toBeGreaterThanOrEqual(2_500);
     }
@@ -323,7 +324,71 @@ tier('verify peers, nodes on a management and a data switch', netnsUnavailable, 
     expect([fromMaster.code, worker.code]).toEqual([0, 0]);
     expect(probes(fromMaster)).toEqual([expect.objectContaining({ peer: 'node-b', ok: true })]);
   });
+
+  it("700 idle and trickling strangers at the master, 300 at a node's ephemeral port: every member passes, none blamed as a firewall", async () => {
+    const args = (rank: number) => [
+      '--iface',
+      'ens3f0',
+      '--verify',
+      'peers',
+      '--verify-timeout',
+      '40s',
+      '--nnodes=3',
+      `--node_rank=${rank}`,
+      '--master_addr=node-a',
+      '--master_port=29700',
+      'train.py',
+    ];
+    const a = startCheck(lab, 'a', { hostname: 'node-a', args: args(0), timeoutMs: 90_000 });
+    const b = startCheck(lab, 'b', { hostname: 'node-b', args: args(1), timeoutMs: 90_000 });
+    // node-b's ephemeral port, as a stranger on its network would find it by scanning.
+    const ephemeral = await waitFor(async () => {
+      const listing = await lab.exec('b', 'ss', ['-Htln', 'src', DATA.b], { reject: false });
+      return String(listing.stdout).match(/198\.18\.30\.2:(\d+)/)?.[1] ?? null;
+    }, 30_000);
+    const abuser = lab.exec('d', 'node', ['-e', CROWD, MGMT.a, '29700', DATA.b, ephemeral], {
+      timeout: 120_000,
+      reject: false,
+    });
+    // Every stranger's connection open before the last member starts.
+    await new Promise<void>((resolve, reject) => {
+      const guard = setTimeout(() => reject(new Error('the crowd never stood up')), 40_000);
+      abuser.stdout?.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('ready')) {
+          clearTimeout(guard);
+          resolve();
+        }
+      });
+    });
+    const c = await startCheck(lab, 'c', { hostname: 'node-c', args: args(2), timeoutMs: 90_000 });
+    const runs = { 'node-a': await a, 'node-b': await b, 'node-c': c };
+    abuser.stdin?.end();
+    const crowd = JSON.parse(
+      String((await abuser).stdout)
+        .split('\n')
+        .at(-1) ?? '{}',
+    ) as {
+      opened: number;
+      closedByService: number;
+    };
+    for (const run of Object.values(runs)) expect(run.code, JSON.stringify(run.error)).toBe(0);
+    expect(failingPairs(runs)).toEqual([]);
+    // The crowd was real: a thousand connections and more, each dropped by the services in time.
+    expect(crowd.opened).toBeGreaterThanOrEqual(1_000);
+    expect(crowd.closedByService).toBeGreaterThan(0);
+  });
 });
+
+/** Polls `probe` (bounded) until it gives a value. */
+async function waitFor<T>(probe: () => Promise<T | null>, limitMs: number): Promise<T> {
+  const started = performance.now();
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (performance.now() - started > limitMs) throw new Error(`nothing after ${limitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /**
  * Waits (bounded) for the service, then opens connections that send
@@ -354,6 +419,57 @@ const open = (payload) => new Promise((resolve, reject) => {
     Promise.all(Array.from({ length: 10 }, () => open(null))),
   ]);
   console.log(JSON.stringify({ garbage, overlong, idle }));
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+/**
+ * The issue's crowd, bounded: 700 idle connections and 5 that trickle a
+ * byte every 2 s at the master's port, 300 idle ones at a node's ephemeral
+ * port; each one the service drops is opened again after a second, until
+ * stdin closes or 60 s pass. Says "ready" once all are open, and at the end
+ * how many it opened and how many the services closed.
+ */
+const CROWD = `
+const net = require('node:net');
+const [masterHost, masterPort, nodeHost, nodePort] = process.argv.slice(1);
+let opened = 0, closedByService = 0, stopping = false;
+const keep = (host, port, trickle) => new Promise((resolve) => {
+  const socket = net.connect({ host, port: Number(port) });
+  let timer = null;
+  socket.on('connect', () => {
+    opened += 1;
+    resolve();
+    if (trickle) timer = setInterval(() => socket.write('{'), 2000);
+  });
+  socket.on('error', () => {});
+  socket.on('close', () => {
+    clearInterval(timer);
+    if (stopping) return;
+    closedByService += 1;
+    setTimeout(() => keep(host, port, trickle), 1000).unref();
+  });
+  sockets.add(socket);
+});
+const sockets = new Set();
+const stop = () => {
+  stopping = true;
+  for (const socket of sockets) socket.destroy();
+  console.log(JSON.stringify({ opened, closedByService }));
+  process.exit(0);
+};
+(async () => {
+  for (let waited = 0; ; waited += 100) {
+    try { await new Promise((ok, fail) => net.connect({ host: masterHost, port: Number(masterPort) }, function () { this.destroy(); ok(); }).on('error', fail)); break; }
+    catch (error) { if (waited > 25000) throw error; await new Promise((r) => setTimeout(r, 100)); }
+  }
+  await Promise.all([
+    ...Array.from({ length: 700 }, () => keep(masterHost, masterPort, false)),
+    ...Array.from({ length: 5 }, () => keep(masterHost, masterPort, true)),
+    ...Array.from({ length: 300 }, () => keep(nodeHost, nodePort, false)),
+  ]);
+  console.log('ready');
+  process.stdin.on('end', stop).resume();
+  setTimeout(stop, 60000);
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
 

@@ -54,11 +54,11 @@ describe('joinRegistry', () => {
       host: '127.0.0.1',
       port: 0,
       token: TOKEN,
-      maxConnections: 8,
+      maxPending: 8,
       registry,
     });
-    registry.answer({ v: 2, ...request(1) }, '127.0.0.9');
-    registry.answer({ v: 2, ...request(2) }, '127.0.0.9');
+    registry.answer({ v: 3, ...request(1) }, '127.0.0.9');
+    registry.answer({ v: 3, ...request(2) }, '127.0.0.9');
     const { logger, lines } = capturingLogger();
     const outcome = await joinRegistry({
       target: { address: '127.0.0.1', port: service.port },
@@ -86,7 +86,7 @@ describe('joinRegistry', () => {
       host: '127.0.0.1',
       port: 0,
       token: TOKEN,
-      maxConnections: 8,
+      maxPending: 8,
     });
     const { port } = service;
     await service.close();

@@ -17,25 +17,25 @@ const node = fc.record({ name: peerName, rank: fc.option(fc.nat(65_535), { nil: 
 
 const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
   fc.record({
-    v: fc.constant(2 as const),
+    v: fc.constant(3 as const),
     kind: fc.constant('hello' as const),
     token,
     peer: peerName,
     address,
   }),
   fc.record({
-    v: fc.constant(2 as const),
+    v: fc.constant(3 as const),
     kind: fc.constant('welcome' as const),
     token,
     seen: address,
   }),
   fc.record({
-    v: fc.constant(2 as const),
+    v: fc.constant(3 as const),
     kind: fc.constant('reject' as const),
     reason: fc.string({ minLength: 1, maxLength: 100 }),
   }),
   fc.record({
-    v: fc.constant(2 as const),
+    v: fc.constant(3 as const),
     kind: fc.constant('register' as const),
     token,
     node,
@@ -46,17 +46,20 @@ const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
     portRange: fc.tuple(port, port),
   }),
   fc.record({
-    v: fc.constant(2 as const),
+    v: fc.constant(3 as const),
     kind: fc.constant('waiting' as const),
     token,
     round: fc.constantFrom('publish' as const, 'register' as const),
     registered: fc.nat(65_536),
     expected: fc.nat(65_536),
+    minimum: fc.nat(65_536),
+    lastCallMs: fc.option(fc.nat(86_400_000), { nil: null }),
     missing: fc.array(peerName, { maxLength: 8 }),
+    held: fc.boolean(),
     retryMs: fc.nat(60_000),
   }),
   fc.record({
-    v: fc.constant(2 as const),
+    v: fc.constant(3 as const),
     kind: fc.constant('received' as const),
     token,
     bytes: fc.nat(),
@@ -167,25 +170,25 @@ describe('probe message decoder', () => {
 
   it('rejects, and stops reading after, a line that is not a probe message', () => {
     const cases: [string, string][] = [
-      ['{"v":2,"kind":"hello"}\n', 'not a probe message'],
+      ['{"v":3,"kind":"hello"}\n', 'not a probe message'],
       ['{"v":1,"kind":"reject","reason":"token"}\n', 'not a probe message'],
-      ['{"v":2,"kind":"reject","reason":"token","extra":1}\n', 'not a probe message'],
+      ['{"v":3,"kind":"reject","reason":"token","extra":1}\n', 'not a probe message'],
       [
-        '{"v":2,"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n',
+        '{"v":3,"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n',
         'not a probe message',
       ],
       [
-        '{"v":2,"kind":"member","name":"n","rank":null,"interface":"eth0","address":"198.18.0.1","port":0,"speedMbps":null,"portRange":[1,2]}\n',
+        '{"v":3,"kind":"member","name":"n","rank":null,"interface":"eth0","address":"198.18.0.1","port":0,"speedMbps":null,"portRange":[1,2]}\n',
         'not a probe message',
       ],
-      ['{"__proto__":{"v":2},"kind":"reject","reason":"token"}\n', 'not a probe message'],
+      ['{"__proto__":{"v":3},"kind":"reject","reason":"token"}\n', 'not a probe message'],
       ['[1,2,3]\n', 'not a probe message'],
       ['{not json\n', 'not JSON'],
     ];
     for (const [line, reason] of cases) {
       const reader = new MessageReader();
       const outcomes = reader.push(
-        Buffer.from(`${line}{"v":2,"kind":"reject","reason":"token"}\n`),
+        Buffer.from(`${line}{"v":3,"kind":"reject","reason":"token"}\n`),
       );
       expect(outcomes).toHaveLength(1);
       expect(outcomes[0]).toMatchObject({ kind: 'invalid' });

@@ -20,7 +20,7 @@ const hellos: { hello: Hello; seen: string }[] = [];
 const streams: { peer: string; bytes: number; ms: number }[] = [];
 
 async function listen(
-  options: { maxConnections?: number; idleMs?: number; windowMs?: number } = {},
+  options: { maxPending?: number; firstLineMs?: number; windowMs?: number } = {},
 ): Promise<void> {
   hellos.length = 0;
   streams.length = 0;
@@ -29,8 +29,8 @@ async function listen(
     host: HOST,
     port: 0,
     token: TOKEN,
-    maxConnections: options.maxConnections ?? 8,
-    idleMs: options.idleMs ?? 300,
+    maxPending: options.maxPending ?? 8,
+    firstLineMs: options.firstLineMs ?? 300,
     onHello: (hello, seen) => hellos.push({ hello, seen }),
     streams: {
       windowMs: options.windowMs ?? 200,
@@ -62,7 +62,7 @@ function exchange(payload: Buffer | null): Promise<{ answer: string; closedAfter
 }
 
 const hello = (token: string) =>
-  Buffer.from(`${JSON.stringify({ v: 2, kind: 'hello', token, peer: 'node2', address: HOST })}\n`);
+  Buffer.from(`${JSON.stringify({ v: 3, kind: 'hello', token, peer: 'node2', address: HOST })}\n`);
 
 afterEach(async () => {
   await listener?.close();
@@ -73,7 +73,7 @@ describe('probe service', () => {
   it('welcomes a hello of its job, says which source it saw, and reports it', async () => {
     await listen();
     const { answer } = await exchange(hello(TOKEN));
-    expect(JSON.parse(answer)).toEqual({ v: 2, kind: 'welcome', token: TOKEN, seen: HOST });
+    expect(JSON.parse(answer)).toEqual({ v: 3, kind: 'welcome', token: TOKEN, seen: HOST });
     expect(hellos).toEqual([
       { hello: expect.objectContaining({ peer: 'node2', address: HOST }), seen: HOST },
     ]);
@@ -82,17 +82,17 @@ describe('probe service', () => {
   it("rejects another job's token without counting it", async () => {
     await listen();
     const { answer } = await exchange(hello(OTHER_TOKEN));
-    expect(JSON.parse(answer)).toEqual({ v: 2, kind: 'reject', reason: 'token' });
+    expect(JSON.parse(answer)).toEqual({ v: 3, kind: 'reject', reason: 'token' });
     expect(hellos).toEqual([]);
   });
 
   it('hangs up on garbage, an overlong line and silence, and still answers afterwards', async () => {
-    await listen({ idleMs: 300 });
+    await listen({ firstLineMs: 300 });
     const garbage = await exchange(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
     const overlong = await exchange(Buffer.alloc(MAX_MESSAGE_BYTES + 1, 0x41));
     const silent = await exchange(null);
     const aWelcomeAsHttp = await exchange(
-      Buffer.from(`${JSON.stringify({ v: 2, kind: 'welcome', token: TOKEN, seen: HOST })}\n`),
+      Buffer.from(`${JSON.stringify({ v: 3, kind: 'welcome', token: TOKEN, seen: HOST })}\n`),
     );
     for (const dropped of [garbage, overlong, aWelcomeAsHttp]) expect(dropped.answer).toBe('');
     expect(silent.answer).toBe('');
@@ -101,16 +101,33 @@ describe('probe service', () => {
     expect(hellos).toHaveLength(1);
   });
 
-  it('sheds connections beyond its cap', async () => {
-    await listen({ maxConnections: 2, idleMs: 2_000 });
-    const held = [connect({ host: HOST, port }), connect({ host: HOST, port })];
+  it('pushes the oldest silent connection out for a newcomer, which it still welcomes', async () => {
+    await listen({ maxPending: 2, firstLineMs: 2_000 });
+    const silent = [connect({ host: HOST, port }), connect({ host: HOST, port })];
+    const closed = silent.map((socket) => new Promise((resolve) => socket.once('close', resolve)));
+    for (const socket of silent) socket.on('error', () => {});
     await Promise.all(
-      held.map((socket) => new Promise((resolve) => socket.once('connect', resolve))),
+      silent.map((socket) => new Promise((resolve) => socket.once('connect', resolve))),
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const shed = await exchange(hello(TOKEN));
-    expect(shed.answer).toBe('');
-    for (const socket of held) socket.destroy();
+    // Both are pending before the hello arrives: the service has accepted them once it pushes one out.
+    const welcomed = await exchange(hello(TOKEN));
+    expect(JSON.parse(welcomed.answer)).toMatchObject({ kind: 'welcome' });
+    await closed[0];
+    expect(silent[1]?.destroyed).toBe(false);
+    for (const socket of silent) socket.destroy();
+    await Promise.all(closed);
+  });
+
+  it('gives a trickle of bytes no longer than silence for its first line', async () => {
+    await listen({ firstLineMs: 400 });
+    const started = performance.now();
+    const socket = connect({ host: HOST, port });
+    socket.on('error', () => {});
+    const trickle = setInterval(() => socket.write('x'), 50);
+    await new Promise((resolve) => socket.once('close', resolve));
+    clearInterval(trickle);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(350);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('counts a stream for its window, answers with the count, and drops the rest', async () => {
@@ -147,7 +164,7 @@ describe('probe service', () => {
   });
 
   it('closes its connections when the check ends', async () => {
-    await listen({ idleMs: 10_000 });
+    await listen({ firstLineMs: 10_000 });
     const closed = exchange(null);
     await new Promise((resolve) => setTimeout(resolve, 100));
     await listener?.close();

@@ -20,7 +20,7 @@ function register(
   address = `198.18.${Math.floor((rank ?? 0) / 250)}.${((rank ?? 0) % 250) + 1}`,
 ): Register {
   return {
-    v: 2,
+    v: 3,
     kind: 'register',
     token: TOKEN,
     node: { name, rank },
@@ -62,10 +62,12 @@ describe('Registry', () => {
     decode(r.answer(register(0), '203.0.113.11'));
     const [header, ...members] = decode(r.answer(register(1), '203.0.113.12'));
     expect(header).toEqual({
-      v: 2,
+      v: 3,
       kind: 'roster',
       token: TOKEN,
       nodes: 3,
+      expected: 3,
+      late: false,
       sampled: false,
       members: 3,
     });
@@ -116,11 +118,9 @@ describe('Registry', () => {
       }),
     ]);
     r.answer(register(1), '203.0.113.12');
+    // Torch puts a node that comes after completion on its wait list: late, no member.
     expect(decode(r.answer(register(null, 'late'), '203.0.113.20'))).toEqual([
-      expect.objectContaining({
-        kind: 'reject',
-        reason: 'all 2 nodes had registered before late 203.0.113.20: it is not part of this check',
-      }),
+      expect.objectContaining({ kind: 'roster', nodes: 2, late: true, members: 0 }),
     ]);
   });
 
@@ -201,11 +201,7 @@ describe('Registry', () => {
       'roster 0',
     ]);
     expect(decode(r.answer(register(null, 'node9', '198.18.0.29'), '203.0.113.29'))).toEqual([
-      expect.objectContaining({
-        kind: 'reject',
-        reason:
-          'all 4 nodes had registered before node9 203.0.113.29: it is not part of this check',
-      }),
+      expect.objectContaining({ kind: 'roster', nodes: 4, late: true, members: 0 }),
     ]);
   });
 
@@ -301,6 +297,136 @@ describe('Registry', () => {
     expect(degrees.reduce((sum, degree) => sum + degree, 0) / nodes).toBeCloseTo(64, -1);
     // Every registration and every roster, answered in one process.
     expect(elapsed).toBeLessThan(2_000);
+  });
+});
+
+/** A node's connection as the registry sees it: what it was told, whether it was answered, and its going. */
+function connection() {
+  const lines: ProbeMessage[] = [];
+  let finished = false;
+  let gone: () => void = () => {};
+  return {
+    lines,
+    get finished() {
+      return finished;
+    },
+    last: () => lines.at(-1),
+    go: () => gone(),
+    update: (bytes: Buffer) => lines.push(...decode(bytes)),
+    finish: (bytes: Buffer) => {
+      finished = true;
+      lines.push(...decode(bytes));
+    },
+    onGone: (callback: () => void) => {
+      gone = callback;
+    },
+  };
+}
+
+const elastic = (lastCallMs: number, holdCapacity?: number) =>
+  new Registry({
+    round: 'register',
+    token: TOKEN,
+    expected: 4,
+    minimum: 2,
+    lastCallMs,
+    nodeList: ['n1', 'n2', 'n3', 'n4'],
+    restrict: null,
+    ...(holdCapacity !== undefined && { holdCapacity }),
+  });
+
+describe('Registry, held connections and elastic sizes (torch c10d: MAX at once, MIN after the last call)', () => {
+  it('completes at MIN with whoever came once the last call has run out, and answers a later node as late', async () => {
+    const r = elastic(150);
+    const [a, b] = [connection(), connection()];
+    r.serve(register(null, 'n1', '198.18.0.1'), '198.18.0.1', a);
+    expect(a.last()).toMatchObject({
+      kind: 'waiting',
+      held: true,
+      registered: 1,
+      minimum: 2,
+      lastCallMs: null,
+    });
+    r.serve(register(null, 'n2', '198.18.0.2'), '198.18.0.2', b);
+    expect(b.last()).toMatchObject({ kind: 'waiting', held: true, registered: 2, expected: 4 });
+    expect((b.last() as { lastCallMs: number }).lastCallMs).toBeGreaterThan(0);
+    expect(a.finished).toBe(false);
+    await r.completed;
+    for (const held of [a, b]) {
+      expect(held.finished).toBe(true);
+      expect(held.lines.find((line) => line.kind === 'roster')).toMatchObject({
+        nodes: 2,
+        expected: 4,
+        late: false,
+        members: 2,
+      });
+    }
+    expect(r.outcome).toEqual({ nodes: 2, expected: 4, completion: 'last call' });
+    const late = connection();
+    r.serve(register(null, 'n3', '198.18.0.3'), '198.18.0.3', late);
+    expect(late.lines).toEqual([
+      expect.objectContaining({ kind: 'roster', late: true, members: 0 }),
+    ]);
+    r.close();
+  });
+
+  it('completes at MAX at once, the last call still running', () => {
+    const r = elastic(60_000);
+    const held = [1, 2, 3, 4].map((n) => {
+      const c = connection();
+      r.serve(register(null, `n${n}`, `198.18.0.${n}`), `198.18.0.${n}`, c);
+      return c;
+    });
+    expect(held.every((c) => c.finished)).toBe(true);
+    expect(r.outcome).toEqual({ nodes: 4, expected: 4, completion: 'all' });
+    r.close();
+  });
+
+  it('forgets a node whose connection goes before completion, and clears the last call below MIN', async () => {
+    const r = elastic(100);
+    const [a, b] = [connection(), connection()];
+    r.serve(register(null, 'n1', '198.18.0.1'), '198.18.0.1', a);
+    r.serve(register(null, 'n2', '198.18.0.2'), '198.18.0.2', b);
+    b.go();
+    expect(r.waitingNow().toString()).toContain('"registered":1');
+    expect(r.waitingNow().toString()).toContain('"lastCallMs":null');
+    expect(r.outcome).toBeNull();
+    const rerun = connection();
+    r.serve({ ...register(null, 'n2', '198.18.0.2'), port: 50_002 }, '198.18.0.2', rerun);
+    await r.completed;
+    const roster = rerun.lines.filter((line) => line.kind === 'member');
+    expect(roster.map((member) => member.kind === 'member' && member.port)).toContain(50_002);
+    r.close();
+  });
+
+  it("replaces a node's stale registration when it registers again from the same name and address (a rerun, another port)", () => {
+    const r = registry(2);
+    const [stale, rerun] = [connection(), connection()];
+    r.serve(register(1), '203.0.113.12', stale);
+    r.serve({ ...register(1), port: 51_001 }, '203.0.113.12', rerun);
+    expect(stale.lines.at(-1)).toMatchObject({ kind: 'reject' });
+    expect((stale.lines.at(-1) as { reason: string }).reason).toMatch(/registered again/);
+    const master = decode(r.answer(register(0), '203.0.113.11'));
+    expect(master.find((line) => line.kind === 'member' && line.rank === 1)).toMatchObject({
+      port: 51_001,
+    });
+    expect(rerun.lines.find((line) => line.kind === 'roster')).toMatchObject({ members: 2 });
+    // The same name from another address is still a second node.
+    expect(decode(r.answer({ ...register(1), address: '198.18.9.9' }, '203.0.113.99'))).toEqual([
+      expect.objectContaining({ kind: 'reject' }),
+    ]);
+  });
+
+  it('tells nodes past what it can hold to ask again', () => {
+    const r = elastic(60_000, 1);
+    const [a, b] = [connection(), connection()];
+    r.serve(register(null, 'n1', '198.18.0.1'), '198.18.0.1', a);
+    r.serve(register(null, 'n2', '198.18.0.2'), '198.18.0.2', b);
+    expect(a.last()).toMatchObject({ held: true });
+    expect(a.finished).toBe(false);
+    expect(b.lines).toEqual([expect.objectContaining({ kind: 'waiting', held: false })]);
+    expect(b.finished).toBe(true);
+    r.close();
   });
 });
 

@@ -37,18 +37,8 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Two consecutive free ports: the master's and the probe port beside it (SPEC: master port + 1). */
-async function jobPorts(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    const next = await new Promise<boolean>((resolve) => {
-      const server = createServer()
-        .once('error', () => resolve(false))
-        .listen(port + 1, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (next) return port;
-  }
-}
+/** A free port: the master's, where the probe's registry meets too (SPEC --probe-port: the rendezvous port). */
+const jobPorts = freePort;
 
 function lo(address: string): InterfaceFacts {
   return {
@@ -184,9 +174,9 @@ describe('verify --verify peers, through the master', () => {
     const port = await jobPorts();
     const theirs = await startProbeService({
       host: '127.0.0.1',
-      port: port + 1,
-      token: jobToken({ master: { host: '127.0.0.1', port }, jobId: 'job-2', probePort: port + 1 }),
-      maxConnections: 8,
+      port,
+      token: jobToken({ master: { host: '127.0.0.1', port }, jobId: 'job-2', probePort: port }),
+      maxPending: 8,
       registry: new Registry({
         round: 'register',
         token: '0'.repeat(32),
@@ -206,15 +196,15 @@ describe('verify --verify peers, through the master', () => {
     }
   });
 
-  it('fails at once, naming the port, when the probe port is taken on the master', async () => {
+  it('fails at once, naming the port, when the rendezvous port (where the probe meets) is taken on the master', async () => {
     const port = await jobPorts();
     const holder = createServer();
     servers.push(holder);
-    await new Promise<void>((resolve) => holder.listen(port + 1, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
     const failure = (await settle(node(0, port))) as VerificationFailedError;
     expect(failure).toBeInstanceOf(VerificationFailedError);
     expect(failure.message).toBe(
-      `verification failed via lo (127.0.0.1): the probe service cannot bind 0.0.0.0:${port + 1}: port in use (EADDRINUSE)`,
+      `verification failed via lo (127.0.0.1): this node hosts the rendezvous of 127.0.0.1, but 127.0.0.1:${port} cannot be bound: port in use (EADDRINUSE); torchrun's store would fail to start`,
     );
     expect(failure.report.elapsedMs).toBeLessThan(500);
   });

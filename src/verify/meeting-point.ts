@@ -1,0 +1,128 @@
+/**
+ * Where the nodes of a job meet for `--verify peers` and the `agree` round,
+ * computed once for both: the probe port, the job's token, the address the
+ * nodes dial (the master's name as torch's store clients resolve it),
+ * whether this node hosts the registry (torch's own store-host rule,
+ * master-role.ts), and how the registry starts.
+ *
+ * The probe port is the rendezvous port itself (SPEC --probe-port): the
+ * check runs before torchrun, so on the store host the port is free for
+ * the registry until torchrun binds it, and it is this job's by
+ * construction. No port beside it is taken on any host, so two jobs on
+ * adjacent master ports (29500, 29501), or overlapping on a node with the
+ * default one, meet nothing of each other's that torch would not meet
+ * itself; and a firewall that lets torch's rendezvous through lets the
+ * probe through. The mesh uses ephemeral ports, as NCCL does.
+ */
+import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../errors.js';
+import type { Family, HostFacts } from '../host/host-facts.js';
+import { familyOf } from '../host/ip-address.js';
+import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
+import type { Endpoint } from './connect-once.js';
+import { masterRole } from './master-role.js';
+import { type ProbeService, startProbeService } from './probe-service.js';
+import { jobToken } from './probe-token.js';
+import { classifySocketError, type ReachFailure } from './reach-error.js';
+import { checkRegistryBound, type Registry, type Round } from './registry.js';
+
+export interface MeetingPoint {
+  master: RendezvousEndpoint;
+  port: number;
+  token: string;
+  /** What the nodes dial: the first of the family among the master's addresses, as torch's clients do. */
+  target: Endpoint;
+  /** This node hosts torch's store, and so the registry. */
+  hostsRegistry: boolean;
+  /** torch only guessed that (c10d): a taken port makes this node a client instead. */
+  clientIfTaken: boolean;
+  /** What the registry binds: every address, as torch's store does. */
+  wildcard: string;
+}
+
+/** SPEC --probe-port, the rendezvous port by default; null where the nodes have no master to meet at. */
+export function probePortOf(job: JobShape, probePort: number | null): number | null {
+  if (job.master === null) {
+    if (job.standalone || job.nnodes.max === 1) return null;
+    throw new ConfigError(
+      '--verify peers needs the master: the nodes meet through its probe service; give --master-addr (or run under Slurm)',
+    );
+  }
+  return probePort ?? job.master.port;
+}
+
+export async function meetingPoint(input: {
+  job: JobShape;
+  master: RendezvousEndpoint;
+  port: number;
+  masterAddresses: readonly string[];
+  facts: HostFacts;
+  /** The rendezvous' family. */
+  family: Family;
+}): Promise<MeetingPoint> {
+  const { job, master, port, family } = input;
+  checkRegistryBound(job);
+  const role = await masterRole(job, master, input.masterAddresses, input.facts, family);
+  const address = input.masterAddresses.find((candidate) => familyOf(candidate) === family);
+  if (address === undefined) throw new Error(`the master has no ${family} address`);
+  return {
+    master,
+    port,
+    token: jobToken({ master, jobId: job.jobId, probePort: port }),
+    target: { address, port },
+    hostsRegistry: role.role === 'store host',
+    clientIfTaken: role.role === 'store host' && role.clientIfTaken !== null,
+    wildcard: family === 'ipv6' ? '::' : '0.0.0.0',
+  };
+}
+
+/** Connections that have not sent their request yet, at the registry: strangers beyond it push the oldest out. */
+const REGISTRY_PENDING = 256;
+/** Descriptors kept for everything but held registrations: pending ones, the mesh's dials, Node's own. */
+const DESCRIPTOR_RESERVE = 512;
+
+export type RegistryStart<R extends Round> =
+  | { kind: 'started'; service: ProbeService; registry: Registry<R> }
+  /** Another agent of the job holds the port, and torch makes this node its client. */
+  | { kind: 'client' }
+  | { kind: 'failed'; failure: ReachFailure };
+
+/** The registry's service at the meeting point, on the store host. */
+export async function startRegistry<R extends Round>(
+  meeting: MeetingPoint,
+  registry: Registry<R>,
+  extra: { onHello?: Parameters<typeof startProbeService>[0]['onHello'] } = {},
+): Promise<RegistryStart<R>> {
+  try {
+    const service = await startProbeService({
+      host: meeting.wildcard,
+      port: meeting.port,
+      token: meeting.token,
+      maxPending: REGISTRY_PENDING,
+      registry,
+      ...extra,
+    });
+    return { kind: 'started', service, registry };
+  } catch (error) {
+    registry.close();
+    const failure = classifySocketError(error);
+    // torch would become a client of whoever holds the port (master-role.ts clientIfTaken).
+    if (failure.error === 'port in use' && meeting.clientIfTaken) return { kind: 'client' };
+    return { kind: 'failed', failure };
+  }
+}
+
+/**
+ * How many registrations the registry holds open: the soft descriptor
+ * limit less a reserve. Node raises its own soft limit to the hard one at
+ * start (node.cc, PlatformInit), so this is the hard limit unless the
+ * process was started under a lower one (`ulimit -n 1024` sets both); past
+ * it, nodes are told to ask again instead.
+ */
+export async function holdCapacity(): Promise<number> {
+  const limits = await readFile('/proc/self/limits', 'utf8').catch(() => '');
+  const line = limits.split('\n').find((entry) => entry.startsWith('Max open files'));
+  const soft = Number(line?.split(/\s+/)[3]);
+  const limit = Number.isFinite(soft) && soft > 0 ? soft : 1_024;
+  return Math.max(0, limit - DESCRIPTOR_RESERVE);
+}
