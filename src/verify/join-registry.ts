@@ -45,7 +45,7 @@ type Answer = Final | { kind: 'waiting'; waiting: Waiting } | { kind: 'reject'; 
 
 export type JoinOutcome =
   | ({ ok: true } & Final)
-  | ({ ok: false; waiting: Waiting | null } & ReachFailure);
+  | ({ ok: false; waiting: Waiting | null; foreign?: true } & ReachFailure);
 
 export interface JoinOptions {
   target: Endpoint;
@@ -62,6 +62,12 @@ export interface JoinOptions {
   onReached?: () => void;
   /** The job's node count: the first asks are spread over nodes/16 ms, so that not all come at once. */
   nodes: number;
+  /**
+   * Give up after this many asks in a row that the port took but did not
+   * answer as a probe: something else serves there (an elastic job's torch
+   * store, the rendezvous having completed). Unset: retry to the deadline.
+   */
+  foreignLimit?: number;
 }
 
 export async function joinRegistry(options: JoinOptions): Promise<JoinOutcome> {
@@ -89,7 +95,7 @@ export async function joinRegistry(options: JoinOptions): Promise<JoinOutcome> {
     // node): 4,096 nodes started by one srun arrive over a quarter of a
     // second, within the listen backlog, instead of in one burst of SYNs.
     await sleepUntil(random() * (options.nodes / 16), deadline);
-    for (let failures = 0; !deadline.passed(); ) {
+    for (let failures = 0, foreign = 0; !deadline.passed(); ) {
       const answer = await askOnce(
         options,
         request,
@@ -99,6 +105,10 @@ export async function joinRegistry(options: JoinOptions): Promise<JoinOutcome> {
       if ('error' in answer) {
         last = answer.failure;
         if (answer.waiting !== null) waiting = answer.waiting;
+        foreign = answer.foreign ? foreign + 1 : 0;
+        if (options.foreignLimit !== undefined && foreign >= options.foreignLimit) {
+          return { ok: false, waiting, foreign: true, ...last };
+        }
         if (answer.failure.error === 'refused') {
           await sleepUntil(STARTING_RETRY_MS * (0.5 + random()), deadline);
           continue;
@@ -139,7 +149,13 @@ export async function joinRegistry(options: JoinOptions): Promise<JoinOutcome> {
   return { ok: false, waiting, ...last };
 }
 
-type AskFailure = { error: true; failure: ReachFailure; waiting: Waiting | null };
+type AskFailure = {
+  error: true;
+  failure: ReachFailure;
+  waiting: Waiting | null;
+  /** The port took the connection, and what answered was no probe. */
+  foreign: boolean;
+};
 
 /**
  * What the registry says, line by line, whatever the chunking: the final
@@ -212,6 +228,8 @@ function askOnce(
     const socket = connect({ host: options.target.address, port: options.target.port });
     const reader = new AnswerReader(options.token);
     let settled = false;
+    let connected = false;
+    let probeSpoke = false;
     let waiting: Waiting | null = null;
     const settle = (outcome: Answer | ReachFailure) => {
       if (settled) return;
@@ -219,7 +237,8 @@ function askOnce(
       clearTimeout(timer);
       clearTimeout(end);
       if ('error' in outcome) {
-        resolve({ error: true, failure: outcome, waiting });
+        const foreign = connected && !probeSpoke && outcome.error === 'no handshake';
+        resolve({ error: true, failure: outcome, waiting, foreign });
         return void socket.destroy();
       }
       resolve(outcome);
@@ -240,10 +259,14 @@ function askOnce(
         ),
       Math.max(attemptMs, options.deadline.remainingMs()),
     );
-    socket.once('connect', () => socket.write(request));
+    socket.once('connect', () => {
+      connected = true;
+      socket.write(request);
+    });
     socket.on('data', (chunk: Buffer) => {
       if (settled) return;
       for (const outcome of reader.push(chunk)) {
+        if (!('error' in outcome)) probeSpoke = true;
         if ('error' in outcome || outcome.kind !== 'waiting' || !outcome.waiting.held) {
           return settle(outcome);
         }

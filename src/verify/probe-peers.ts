@@ -26,7 +26,10 @@ import type { Member, Register } from './probe-protocol.js';
 import { type ProbeService, startProbeService } from './probe-service.js';
 import { classifySocketError, type ReachFailure } from './reach-error.js';
 import { type Completion, Registry } from './registry.js';
+import { endpointText } from './wait-for-endpoint.js';
 
+/** Asks in a row that the port takes but answers as no probe: torch's store, not a loaded registry. */
+const FOREIGN_ASKS = 3;
 /** Connections at a node's ephemeral port that have not said hello yet; more push the oldest out. */
 const EPHEMERAL_PENDING = 64;
 /** torch's default last call (dynamic_rendezvous.py RendezvousTimeout, last_call 30 s). */
@@ -49,7 +52,8 @@ export interface ProbePeersInput {
 
 /** How the rendezvous went, for the log and check --json: who came, of how many, and how it completed. */
 export interface RendezvousOutcome {
-  nodes: number;
+  /** null where this node came late and only torch's store answered. */
+  nodes: number | null;
   expected: number;
   /** This node came after completion, or registered again: it is no member. */
   late: boolean;
@@ -76,6 +80,7 @@ export type ProbePeersOutcome =
 
 export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutcome> {
   const { decision, deadline, meeting, job } = input;
+  const elastic = registryShape(job).lastCallMs !== null;
   const inbound = new InboundLog();
   const services: ProbeService[] = [];
   let registry: Registry<'register'> | null = null;
@@ -171,7 +176,19 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
             logger: input.logger,
             attemptMs: input.attemptMs,
             nodes: job.nnodes.max,
+            // An elastic job's store host runs torch's store at the port once the rendezvous completed.
+            ...(elastic && { foreignLimit: FOREIGN_ASKS }),
           });
+    if (!joined.ok && joined.foreign) {
+      const late = `${endpointText(meeting.target)} takes connections but does not answer as the probe: the elastic rendezvous has completed and the job's torch store runs there; this node (${input.nodeName}) joins as torch does, on the wait list for the next round, and nothing was checked from here`;
+      input.logger.warn(late);
+      return {
+        kind: 'mesh',
+        partners: [],
+        warnings: [],
+        rendezvous: { nodes: null, expected: job.nnodes.max, late: true },
+      };
+    }
     if (!joined.ok || joined.kind !== 'roster') {
       const waiting = joined.ok ? null : joined.waiting;
       return {

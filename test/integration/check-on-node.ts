@@ -35,6 +35,8 @@ export interface CheckOptions {
   /** Files to bind over /sys/class/net/IF/speed, by interface. */
   speeds?: Record<string, string>;
   timeoutMs?: number;
+  /** Aborting it stops the check (SIGTERM), as a requeue or a pod restart does. */
+  cancelSignal?: AbortSignal;
 }
 
 export function startCheck(lab: Lab, host: string, options: CheckOptions): Promise<CheckRun> {
@@ -55,6 +57,7 @@ export function startCheck(lab: Lab, host: string, options: CheckOptions): Promi
       extendEnv: false,
       reject: false,
       timeout: options.timeoutMs ?? 60_000,
+      ...(options.cancelSignal && { cancelSignal: options.cancelSignal }),
     },
   );
   return child.then((result) => {

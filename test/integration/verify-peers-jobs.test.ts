@@ -1,0 +1,211 @@
+/**
+ * `nccl-run check --verify peers` for the jobs real clusters run (issue 21),
+ * through the built CLI on namespace hosts on one data switch: an elastic
+ * --nnodes MIN:MAX that completes as torch's c10d rendezvous does, a node
+ * whose check is stopped and rerun, a node that comes after completion,
+ * and two jobs side by side on adjacent master ports or sharing a node.
+ * Every run is bounded; waits are on observable state (a connection the
+ * master holds, a port listening).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Lab, netnsUnavailable } from '../lab/netns.js';
+import { tier } from '../lab/tier.js';
+import { type CheckRun, startCheck } from './check-on-node.js';
+
+const HOSTS = ['a', 'b', 'c', 'd'] as const;
+type Host = (typeof HOSTS)[number];
+const DATA: Record<Host, string> = {
+  a: '198.18.40.1',
+  b: '198.18.40.2',
+  c: '198.18.40.3',
+  d: '198.18.40.4',
+};
+const HOSTS_FILE = `127.0.0.1 localhost\n${HOSTS.map((h) => `${DATA[h]} node-${h}`).join('\n')}\n`;
+
+const probes = (run: CheckRun) =>
+  run.report?.results.filter((result) => result.check === 'probe') ?? [];
+
+tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnavailable, () => {
+  const lab = new Lab('vj');
+
+  beforeAll(async () => {
+    await lab.host('sw');
+    await lab.ip('sw', 'link', 'add', 'data', 'type', 'bridge');
+    await lab.ip('sw', 'link', 'set', 'data', 'up');
+    for (const host of HOSTS) {
+      await lab.host(host, HOSTS_FILE);
+      await lab.link(host, 'ens3f0', 'sw', `d-${host}`);
+      await lab.ip('sw', 'link', 'set', `d-${host}`, 'master', 'data');
+      await lab.addr(host, 'ens3f0', `${DATA[host]}/24`);
+    }
+  });
+
+  afterAll(async () => {
+    await lab.cleanup();
+  });
+
+  /** An elastic c10d job at node-a:PORT, torchrun's own arguments. */
+  const elastic = (port: number, nnodes: string, conf: string, timeout = '40s') => [
+    '--iface',
+    'ens3f0',
+    '--verify',
+    'peers',
+    '--verify-timeout',
+    timeout,
+    `--nnodes=${nnodes}`,
+    '--rdzv-backend=c10d',
+    `--rdzv-endpoint=node-a:${port}`,
+    ...(conf === '' ? [] : ['--rdzv-conf', conf]),
+    'train.py',
+  ];
+  const check = (host: Host, args: string[], cancelSignal?: AbortSignal) =>
+    startCheck(lab, host, {
+      hostname: `node-${host}`,
+      args,
+      timeoutMs: 90_000,
+      ...(cancelSignal && { cancelSignal }),
+    });
+
+  /** Established connections into node-a's PORT from `from`, as the master holds them. */
+  const held = async (port: number, from: Host): Promise<number> => {
+    const listing = await lab.exec('a', 'ss', [
+      '-Htn',
+      'state',
+      'established',
+      `( sport = :${port} )`,
+    ]);
+    return String(listing.stdout)
+      .split('\n')
+      .filter((line) => line.includes(`${DATA[from]}:`)).length;
+  };
+  const until = async (what: string, done: () => Promise<boolean>): Promise<void> => {
+    const started = performance.now();
+    while (!(await done())) {
+      if (performance.now() - started > 40_000) throw new Error(`${what}: not after 40 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  it('--nnodes 2:4 with 3 nodes: all start after the last call, saying they start below MAX', async () => {
+    const args = elastic(29410, '2:4', 'last_call_timeout=3');
+    const started = performance.now();
+    const runs = await Promise.all((['a', 'b', 'c'] as const).map((host) => check(host, args)));
+    for (const run of runs) {
+      expect(run.code, JSON.stringify(run.error)).toBe(0);
+      expect(run.report?.rendezvous).toEqual({ nodes: 3, expected: 4, late: false });
+      expect(run.report?.warnings).toContainEqual(
+        expect.stringMatching(
+          /completed with 3 of at most 4 nodes after the last call: the job starts below MAX/,
+        ),
+      );
+      expect(probes(run)).toHaveLength(2);
+    }
+    // No sooner than the last call of 3 s, and not at the 40 s timeout.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(3_000);
+    for (const run of runs) expect(run.report?.elapsedMs).toBeLessThan(20_000);
+  });
+
+  it('--nnodes 2:4 with all 4: complete at once, the 30 s last call never waited for', async () => {
+    const runs = await Promise.all(HOSTS.map((host) => check(host, elastic(29420, '2:4', ''))));
+    for (const run of runs) {
+      expect(run.code, JSON.stringify(run.error)).toBe(0);
+      expect(run.report?.rendezvous).toEqual({ nodes: 4, expected: 4, late: false });
+      expect(run.report?.elapsedMs).toBeLessThan(20_000);
+    }
+  });
+
+  it('a node whose check is stopped while it waits, then rerun, takes its own place; none fails dialling the dead one', async () => {
+    const port = 29430;
+    const args = [
+      '--iface',
+      'ens3f0',
+      '--verify',
+      'peers',
+      '--verify-timeout',
+      '40s',
+      '--nnodes=3',
+      '--master_addr=node-a',
+      `--master_port=${port}`,
+    ];
+    const rank = (n: number) => [...args, `--node_rank=${n}`, 'train.py'];
+    const master = check('a', rank(0));
+    const stop = new AbortController();
+    const first = check('b', rank(1), stop.signal);
+    await until('node-b registered', async () => (await held(port, 'b')) > 0);
+    stop.abort();
+    expect((await first).code).not.toBe(0);
+    await until('node-b gone', async () => (await held(port, 'b')) === 0);
+    const rerun = check('b', rank(1));
+    await until('the rerun registered', async () => (await held(port, 'b')) > 0);
+    const runs = { a: await Promise.all([master, rerun, check('c', rank(2))]) };
+    for (const run of runs.a) {
+      expect(run.code, JSON.stringify(run.error)).toBe(0);
+      expect(probes(run).every((probe) => probe.ok)).toBe(true);
+      expect(probes(run)).toHaveLength(2);
+    }
+  });
+
+  it('a node that comes after an elastic job completed is told so and starts, as torch puts it on the wait list', async () => {
+    const port = 29440;
+    const args = elastic(port, '2:3', 'last_call_timeout=1', '20s');
+    const [a, b] = await Promise.all([check('a', args), check('b', args)]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    // The job runs: its store host's torchrun holds the port. A stand-in for torch's
+    // TCPStore, which closes a connection whose first byte is no query type of its own
+    // (TCPStoreBackend.cpp queryFds), as a probe line's '{' is not.
+    const store = lab.exec(
+      'a',
+      'node',
+      [
+        '-e',
+        `require('node:net').createServer((s) => s.on('data', () => s.destroy())).listen(${port}, () => console.log('listening'))`,
+      ],
+      { reject: false, timeout: 60_000 },
+    );
+    await until('the store listening', async () => {
+      const listing = await lab.exec('a', 'ss', ['-Htln', `( sport = :${port} )`]);
+      return String(listing.stdout).trim() !== '';
+    });
+    const late = await check('c', args);
+    store.kill();
+    expect(late.code, JSON.stringify(late.error)).toBe(0);
+    expect(late.report?.rendezvous).toEqual({ nodes: null, expected: 3, late: true });
+    expect(late.logs.map((line) => line.msg)).toContainEqual(
+      expect.stringMatching(
+        /the elastic rendezvous has completed .* on the wait list for the next round/,
+      ),
+    );
+    expect(late.report?.elapsedMs).toBeLessThan(10_000);
+  });
+
+  it('two jobs with rank 0 on one host at adjacent master ports, and two jobs sharing a node at the default port, all pass', async () => {
+    const job = (master: Host, port: number, nodes: Host[]) =>
+      nodes.map((host, rank) =>
+        check(host, [
+          '--iface',
+          'ens3f0',
+          '--verify',
+          'peers',
+          '--verify-timeout',
+          '30s',
+          `--nnodes=${nodes.length}`,
+          `--node_rank=${rank}`,
+          `--master_addr=node-${master}`,
+          `--master_port=${port}`,
+          'train.py',
+        ]),
+      );
+    // Neighbours: 29500 and 29501, both masters on node-a.
+    const neighbours = await Promise.all([
+      ...job('a', 29500, ['a', 'b']),
+      ...job('a', 29501, ['a', 'c']),
+    ]);
+    for (const run of neighbours) expect(run.code, JSON.stringify(run.error)).toBe(0);
+    // Sharing node-b: one job's worker, the other's master, both at 29500.
+    const sharing = await Promise.all([
+      ...job('a', 29500, ['a', 'b']),
+      ...job('b', 29500, ['b', 'c']),
+    ]);
+    for (const run of sharing) expect(run.code, JSON.stringify(run.error)).toBe(0);
+  });
+});
