@@ -9,6 +9,7 @@
  */
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { ExcludeRule } from '../resolve/decision.js';
+import { isSingleNode } from '../resolve/strategies/local.js';
 import { c10dStoreHostWarning, type MachineNames } from './c10d-store-host.js';
 import { type ExportInput, keptWarnings, settleVariables } from './exported-variables.js';
 import { fasterInterfaceWarning } from './faster-interface.js';
@@ -45,8 +46,15 @@ export function decideVariables(input: VariablesInput): Variables {
   const { decision, facts, job } = input;
   const { set, kept, warnings } = settleVariables(input, input.env);
   const ncclIfname = kept.NCCL_SOCKET_IFNAME ?? set.NCCL_SOCKET_IFNAME ?? `=${decision.interface}`;
+  const multiNode = !isSingleNode(job, [...input.masterAddresses], facts);
   warnings.push(
-    ...keptWarnings(kept, (name) => ({ decision, facts, ncclIfname, from: input.origin(name) })),
+    ...keptWarnings(kept, (name) => ({
+      decision,
+      facts,
+      ncclIfname,
+      from: input.origin(name),
+      multiNode,
+    })),
     ...coverageWarnings(kept, decision.interface, input.routesToMaster),
   );
   const later = [

@@ -36,6 +36,8 @@ export interface KeptContext {
   ncclIfname: string;
   /** Where the user set it ("the environment", "the env file", ~/.nccl.conf). */
   from: string;
+  /** Whether other nodes take part (resolve/strategies/local.ts isSingleNode). */
+  multiNode: boolean;
 }
 
 export interface ExportedVariable {
@@ -194,6 +196,7 @@ function glooCheck(name: string, value: string, context: KeptContext): string[] 
     chosen: context.decision.interface,
     facts: context.facts,
     from: context.from,
+    multiNode: context.multiNode,
   });
 }
 

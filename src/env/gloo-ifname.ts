@@ -1,26 +1,26 @@
 /**
  * GLOO_SOCKET_IFNAME as torch and Gloo read it, and what is wrong with a
- * user's value (SPEC "Warnings").
+ * user's value (SPEC "What it exports": errors and warnings).
  *
  * torch/csrc/distributed/c10d/init.cpp splits the value on ',' with
  * std::getline and makes one Gloo device per piece; gloo/transport/tcp/device.cc
  * (lookupAddrForIface) then strcmp()s each piece against the names from
  * getifaddrs() and throws "Unable to find address for: PIECE" when none is
  * equal. So there is no prefix match, no `^` exclude, no `=`, no address: only
- * exact interface names. An empty piece takes the hostname path instead
- * (CreateDeviceAttr: `iface.size() > 0` else hostname).
+ * exact interface names. An empty piece never reaches the hostname path:
+ * GlooDeviceFactory's makeTCPDevice gets neither a name nor a hostname and
+ * refuses it ("interface or hostname can't be empty"), in 1.13 and 2.6 alike.
+ * lookupAddrForIface takes the interface's first address (IPv4 before IPv6)
+ * whatever the link's state, so Gloo binds a down link, lo, or an IPv6
+ * link-local address, and fails only when it connects to a peer.
  */
 import { isIP } from 'node:net';
 import { ConfigError } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
+import { familyOf, isLinkLocalAddress, isLoopbackAddress } from '../host/ip-address.js';
+import { glooInterfaceAddress, glooInterfaceNames } from '../resolve/gloo-pick.js';
 import { parseNcclIfname } from '../resolve/nccl-ifname.js';
-
-/** The pieces torch hands to Gloo: std::getline drops only a trailing empty piece. */
-export function glooInterfaceNames(value: string): string[] {
-  const pieces = value.split(',');
-  if (pieces.at(-1) === '') pieces.pop();
-  return pieces;
-}
+import { isUp } from '../resolve/usable.js';
 
 export interface GlooCheckContext {
   /** The NCCL_SOCKET_IFNAME the job will run with (the user's, kept, or nccl-run's). */
@@ -30,15 +30,19 @@ export interface GlooCheckContext {
   facts: HostFacts;
   /** Where the value came from ("the environment", "the env file", ...). */
   from: string;
+  /** Whether other nodes take part: then an interface they cannot reach certainly fails. */
+  multiNode: boolean;
 }
 
 /**
  * A user's GLOO_SOCKET_IFNAME (or TP_SOCKET_IFNAME, which TensorPipe looks up
  * the same way) that nccl-run keeps. One that Gloo will certainly reject on
  * this host (NCCL's ^/= syntax, an address, a name this host lacks or that
- * holds no address) is a ConfigError, exit 78 (SPEC "What it exports"):
- * Gloo would stop with "Unable to find address for" only after torchrun has
- * spawned every worker. What may still work is a warning.
+ * holds no address, an empty entry) is a ConfigError, exit 78 (SPEC "What it
+ * exports"): Gloo would stop with "Unable to find address for" only after
+ * torchrun has spawned every worker. So is, in a multi-node job, one that
+ * Gloo binds but no peer can reach (down, loopback, IPv6 link-local). What
+ * may still work is a warning that says why.
  */
 export function checkGlooIfname(
   variable: 'GLOO_SOCKET_IFNAME' | 'TP_SOCKET_IFNAME',
@@ -68,11 +72,20 @@ export function checkGlooIfname(
       `${said} ${missing}; it will fail with "Unable to find address for": ${fix}`,
     );
   }
-  const warnings: string[] = [];
-  if (names.includes('')) {
-    warnings.push(
-      `${said} has an empty entry; for it Gloo binds to whatever this host's hostname resolves to`,
+  if (variable === 'GLOO_SOCKET_IFNAME' && names.includes('')) {
+    throw new ConfigError(
+      `${said} has an empty entry, which torch refuses when it makes Gloo's devices ("interface or hostname can't be empty"): ${fix}`,
     );
+  }
+  const warnings: string[] = [];
+  for (const name of context.multiNode ? names : []) {
+    const unreachable = unreachableFromPeers(name, context.facts);
+    if (unreachable?.certain === true) {
+      throw new ConfigError(
+        `${said} names ${name}, ${unreachable.why}; in a multi-node job the other nodes cannot reach it: ${fix}`,
+      );
+    }
+    if (unreachable !== null) warnings.push(`${said} names ${name}, ${unreachable.why}`);
   }
   const nccl = parseNcclIfname(context.ncclIfname);
   if (names.length > 1 && nccl.mode === 'include' && nccl.names.length !== names.length) {
@@ -81,6 +94,45 @@ export function checkGlooIfname(
     );
   }
   return warnings;
+}
+
+/**
+ * Why peers cannot reach what Gloo binds on `name`: certain for a link that
+ * is down (Gloo binds, then "Network is unreachable"), a loopback address, or
+ * an IPv6 link-local one (Gloo sends its scope id, which means nothing on the
+ * peer); only possible for an IPv4 link-local one (169.254/16 needs no scope,
+ * so peers on the same link reach it).
+ */
+function unreachableFromPeers(
+  name: string,
+  facts: HostFacts,
+): { certain: boolean; why: string } | null {
+  const iface = facts.interfaces.find((candidate) => candidate.name === name);
+  const address = glooInterfaceAddress(facts, name)?.address ?? null;
+  if (iface === undefined || address === null) return null;
+  if (!isUp(iface)) {
+    const state = iface.operstate ?? 'unknown';
+    const why = state === 'down' || iface.carrier !== false ? state : `${state}, no carrier`;
+    return {
+      certain: true,
+      why: `which is down (${why}): Gloo binds ${address} and then fails with "Network is unreachable"`,
+    };
+  }
+  if (iface.kind === 'loopback' || isLoopbackAddress(address)) {
+    return { certain: true, why: `whose address Gloo binds, ${address}, is loopback` };
+  }
+  if (isLinkLocalAddress(address)) {
+    return familyOf(address) === 'ipv6'
+      ? {
+          certain: true,
+          why: `whose address Gloo binds, ${address}, is IPv6 link-local: the peers get its scope id, which means nothing on their hosts`,
+        }
+      : {
+          certain: false,
+          why: `whose address Gloo binds, ${address}, is IPv4 link-local: only nodes on this same link can reach it`,
+        };
+  }
+  return null;
 }
 
 /** An IP address in any spelling a user might paste: plain, [v6], with a zone or a prefix length. */

@@ -5,7 +5,7 @@
  * over another, or not reach the master at all.
  */
 import type { RouteAnswer } from '../host/host-facts.js';
-import { glooInterfaceNames } from './gloo-ifname.js';
+import { glooInterfaceNames } from '../resolve/gloo-pick.js';
 
 interface Target {
   name: string;

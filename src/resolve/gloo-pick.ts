@@ -28,9 +28,11 @@ export function glooPick(
   userIfname: string | null,
   hostnameAddresses: readonly string[],
 ): NcclBind | null {
-  // An empty first piece makes that device take the hostname path (CreateDeviceAttr).
-  const named = userIfname?.split(',')[0] ?? '';
-  if (named !== '') return firstAddressOf(facts, named);
+  if (userIfname !== null) {
+    // torch refuses an empty piece (makeTCPDevice: "interface or hostname can't be empty").
+    const names = glooInterfaceNames(userIfname);
+    return names.includes('') ? null : glooInterfaceAddress(facts, names[0] ?? '');
+  }
   for (const address of hostnameAddresses) {
     const holder = bindableOn(facts, address);
     if (holder !== null) return { interface: holder.name, address: withoutZone(address) };
@@ -39,7 +41,15 @@ export function glooPick(
   return { interface: lo?.name ?? 'lo', address: LOOPBACK };
 }
 
-function firstAddressOf(facts: HostFacts, name: string): NcclBind | null {
+/** The pieces torch hands to Gloo: std::getline drops only a trailing empty piece. */
+export function glooInterfaceNames(value: string): string[] {
+  const pieces = value.split(',');
+  if (pieces.at(-1) === '') pieces.pop();
+  return pieces;
+}
+
+/** What lookupAddrForIface binds on `name`: its first IPv4 address, else its first IPv6 one. */
+export function glooInterfaceAddress(facts: HostFacts, name: string): NcclBind | null {
   const iface = facts.interfaces.find((candidate) => candidate.name === name);
   const address =
     iface?.addresses.find((a) => a.family === 'ipv4') ??

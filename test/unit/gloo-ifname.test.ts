@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { checkGlooIfname, glooInterfaceNames } from '../../src/env/gloo-ifname.js';
+import { checkGlooIfname } from '../../src/env/gloo-ifname.js';
 import { ConfigError, EXIT } from '../../src/errors.js';
+import { glooInterfaceNames } from '../../src/resolve/gloo-pick.js';
 import { loadFacts } from '../fixtures/facts/facts-fixtures.js';
 
 // node-0: eno1 (1 Gb/s, 203.0.113.10/24) and ens3f0 (100 Gb/s, 198.18.60.10/24).
 const facts = loadFacts('master-node');
-const context = { ncclIfname: '=ens3f0', chosen: 'ens3f0', facts, from: 'the env file' };
+const context = {
+  ncclIfname: '=ens3f0',
+  chosen: 'ens3f0',
+  facts,
+  from: 'the env file',
+  multiNode: true,
+};
 
 describe('glooInterfaceNames (torch splits with std::getline on ",")', () => {
   it.each([
@@ -104,9 +111,49 @@ describe('checkGlooIfname', () => {
     expect(check('ens3f0', { ncclIfname: 'ens,eno' })).toEqual([]);
   });
 
-  it('warns about an empty entry, for which Gloo falls back to the hostname', () => {
-    expect(check(',ens3f0', { ncclIfname: 'ens3f0,eno1' })).toEqual([
-      "GLOO_SOCKET_IFNAME=',ens3f0' (set in the env file) has an empty entry; for it Gloo binds to whatever this host's hostname resolves to",
-    ]);
+  it.each([',ens3f0', 'ens3f0,,eno1'])(
+    'refuses %j: torch makes no device for an empty entry (makeTCPDevice)',
+    (value) => {
+      expect(refusal(value, { ncclIfname: 'ens3f0,eno1' })).toContain(
+        `has an empty entry, which torch refuses when it makes Gloo's devices ("interface or hostname can't be empty")`,
+      );
+    },
+  );
+
+  describe('in a multi-node job, what Gloo binds but no peer can reach', () => {
+    const downNic = loadFacts('lab-down-nic'); // eth0 down, holding 198.18.100.5
+    const linkLocal = loadFacts('link-local-only'); // eth0 169.254.33.7 + fe80::, eth1 fe80:: only
+
+    it('refuses a down interface: Gloo binds it, then "Network is unreachable"', () => {
+      expect(refusal('eth0', { facts: downNic, chosen: 'eth1' })).toContain(
+        'names eth0, which is down (down): Gloo binds 198.18.100.5 and then fails with "Network is unreachable"; in a multi-node job the other nodes cannot reach it',
+      );
+    });
+
+    it.each(['lo', 'ens3f0,lo'])('refuses %j: loopback', (value) => {
+      expect(refusal(value, { ncclIfname: 'ens3f0,lo' })).toContain(
+        'names lo, whose address Gloo binds, 127.0.0.1, is loopback',
+      );
+    });
+
+    it('refuses an interface whose only address is IPv6 link-local: the peers get its scope id', () => {
+      expect(refusal('eth1', { facts: linkLocal, chosen: 'eth0' })).toContain(
+        'names eth1, whose address Gloo binds, fe80::2e0:4cff:fe68:1a08, is IPv6 link-local',
+      );
+    });
+
+    it('warns where Gloo binds an IPv4 link-local address: peers on the same link reach it', () => {
+      expect(check('eth0', { facts: linkLocal, chosen: 'eth0' })).toEqual([
+        "GLOO_SOCKET_IFNAME='eth0' (set in the env file) names eth0, whose address Gloo binds, 169.254.33.7, is IPv4 link-local: only nodes on this same link can reach it",
+      ]);
+    });
+
+    it.each([
+      ['lo', facts],
+      ['eth0', downNic],
+      ['eth1', linkLocal],
+    ])('accepts %j on a single node, where every rank is on this host', (value, on) => {
+      expect(check(value, { facts: on, multiNode: false })).toEqual([]);
+    });
   });
 });

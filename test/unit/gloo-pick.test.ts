@@ -65,11 +65,19 @@ describe('glooPick', () => {
     ],
     ['a name this host lacks: Gloo fails', 'lab-mgmt-first', 'ens9', [], null],
     [
-      'an empty first piece takes the hostname',
+      'an empty piece: torch refuses it (makeTCPDevice), Gloo makes no device',
       'lab-mgmt-first',
       ',eth1',
       ['198.18.100.5'],
-      bind('eth0', '198.18.100.5'),
+      null,
+    ],
+    ['an empty piece after a name: refused too', 'lab-mgmt-first', 'eth1,,eth0', [], null],
+    [
+      'a trailing comma: std::getline drops it',
+      'lab-mgmt-first',
+      'eth1,',
+      [],
+      bind('eth1', '198.18.2.5'),
     ],
   ])('%s', (_, fixture, ifname, hostname, expected) => {
     expect(glooPick(loadFacts(fixture), ifname, hostname)).toEqual(expected);
