@@ -152,6 +152,19 @@ describe('compose', () => {
     expect(masterAddr('node1')).toBe(doc.services.node0.networks.data.ipv4_address);
   });
 
+  it("resolves every node's hostname to its management address, whatever order Docker attaches the networks in", () => {
+    // Docker appends a hostname line per network in an order that changes
+    // between runs; extra_hosts lines come before them (the Docker tier runs it).
+    const mgmtNames = Object.entries(doc.services).map(
+      ([name, service]: [string, Doc]) =>
+        `${service.hostname}:${doc.services[name].networks.mgmt.ipv4_address}`,
+    );
+    for (const name of ['node0', 'node1']) {
+      expect(doc.services[name].hostname).toBe(name);
+      expect(doc.services[name].extra_hosts).toEqual(mgmtNames);
+    }
+  });
+
   it('configures nccl-run through NCCL_RUN_* variables it accepts', () => {
     const environment = doc.services.node0.environment as Record<string, string>;
     const { options } = settleOptions({}, environment, tempDir(), NOT_A_TERMINAL);
@@ -212,6 +225,10 @@ describe('docker', () => {
 
   it('is Dockerfile.example', () => {
     expect(dockerfile).toBe(readFileSync(join(root, 'Dockerfile.example'), 'utf8'));
+  });
+
+  it('has no `# syntax=` line: BuildKit would fetch that front end from Docker Hub, and fail offline', () => {
+    expect(dockerfile).not.toMatch(/^#\s*syntax\s*=/im);
   });
 
   it('builds in a node stage and runs in a PyTorch CUDA runtime image', () => {
