@@ -1,0 +1,233 @@
+/**
+ * The Docker tier's images (shared/LAB.md): no registry is reachable, so the
+ * two base images Dockerfile.example names come from this machine, and the
+ * example is then built as written, with --build-arg naming them.
+ *
+ * - The "PyTorch image": the Debian 13 lab root (torch 2.6, NCCL 2.22)
+ *   imported with `tar | docker import`, plus the lab's libuv workaround for
+ *   Debian's torch 2.6 (never product behaviour, debian-root.ts) and an apt
+ *   source that is the tier's package mirror (apt-mirror.mjs) instead of
+ *   deb.debian.org, as an air-gapped site points its images at its mirror.
+ * - The "node image": Node 20 at /usr/local/bin/node, as the official image
+ *   has it, with npm beside it: this machine's node and npm, the libraries
+ *   they load and busybox's sh, in a small root. It carries an npm cache the
+ *   tier fills first from the registry (the one network access the build
+ *   needs, made here on the host, not by the build), and npm set offline, so
+ *   the build's `npm ci` is served from it.
+ *
+ * Each image is tagged with a hash of what made it and reused while that is
+ * unchanged: the engine's data root persists in the lab cache.
+ */
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { CHECKOUT, LIBUV_WORKAROUND_PATH } from './debian-root.js';
+import { DOCKER_CLI, DOCKER0_ADDRESS, type DockerEngine } from './docker-engine.js';
+
+export const MIRROR_PORT = 8780;
+const MIRROR_SCRIPT = fileURLToPath(new URL('./apt-mirror.mjs', import.meta.url));
+
+/** The image `nccl-run init compose` and the README run. */
+export const TRAIN_IMAGE = 'nccl-run-train:latest';
+
+const hash = (...parts: string[]) =>
+  createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 12);
+
+async function hasImage(engine: DockerEngine, tag: string): Promise<boolean> {
+  const inspected = await engine.docker(['image', 'inspect', tag], { reject: false });
+  return inspected.exitCode === 0;
+}
+
+/** `docker build` of a Dockerfile given as text, in a context folder. */
+export async function buildFromText(
+  engine: DockerEngine,
+  tag: string,
+  dockerfile: string,
+  context: string,
+): Promise<void> {
+  await engine.docker(['build', '--quiet', '-t', tag, '-f', '-', context], { input: dockerfile });
+}
+
+/** The lab root as the "PyTorch image" (see the file's comment). */
+export async function pytorchImage(engine: DockerEngine, labRoot: string): Promise<string> {
+  const workaround = readFileSync(join(LIBUV_WORKAROUND_PATH, 'sitecustomize.py'), 'utf8');
+  const recipe = `
+FROM nccl-run-lab/trixie-root:${hash(labRoot)}
+COPY sitecustomize.py /opt/nccl-run-lab/python/sitecustomize.py
+ENV PYTHONPATH=/opt/nccl-run-lab/python USE_LIBUV=0
+RUN rm -rf /etc/apt/sources.list.d/* /var/lib/apt/lists/* \\
+ && echo 'deb [trusted=yes] http://${DOCKER0_ADDRESS}:${MIRROR_PORT}/ ./' >/etc/apt/sources.list
+`;
+  const tag = `nccl-run-lab/pytorch:${hash(labRoot, recipe, workaround)}`;
+  if (await hasImage(engine, tag)) return tag;
+  const rootTag = `nccl-run-lab/trixie-root:${hash(labRoot)}`;
+  if (!(await hasImage(engine, rootTag))) {
+    await execa(
+      'bash',
+      [
+        '-c',
+        'set -o pipefail; tar --one-file-system -C "$1" -c . | "$2" import - "$3" >/dev/null',
+        'bash',
+        labRoot,
+        DOCKER_CLI,
+        rootTag,
+      ],
+      { env: engine.env, extendEnv: false },
+    );
+  }
+  const context = mkdtempSync(join(tmpdir(), 'ncr-docker-pytorch-'));
+  try {
+    writeFileSync(join(context, 'sitecustomize.py'), workaround);
+    await buildFromText(engine, tag, recipe, context);
+  } finally {
+    rmSync(context, { recursive: true, force: true });
+  }
+  return tag;
+}
+
+/** The shared libraries an executable loads, as ldd lists them (paths on this host). */
+async function librariesOf(executable: string): Promise<string[]> {
+  const { stdout } = await execa('ldd', [executable]);
+  return [...stdout.matchAll(/(\/\S+)\s+\(0x/g)].map((match) => match[1] as string);
+}
+
+function copyInto(root: string, path: string): void {
+  mkdirSync(join(root, dirname(path)), { recursive: true });
+  copyFileSync(realpathSync(path), join(root, path));
+}
+
+/** This machine's node and npm in a small root, with a filled npm cache (see the file's comment). */
+export async function nodeImage(engine: DockerEngine): Promise<string> {
+  const node = realpathSync((await execa('sh', ['-c', 'command -v node'])).stdout.trim());
+  const npmDir = realpathSync(
+    join(dirname(realpathSync((await execa('sh', ['-c', 'command -v npm'])).stdout.trim())), '..'),
+  );
+  const { stdout: nodeVersion } = await execa(node, ['--version']);
+  const lock = readFileSync(join(CHECKOUT, 'package-lock.json'), 'utf8');
+  const npmVersion = JSON.parse(readFileSync(join(npmDir, 'package.json'), 'utf8')).version;
+  const tag = `nccl-run-lab/node:${hash(nodeVersion, npmVersion, lock)}`;
+  if (await hasImage(engine, tag)) return tag;
+
+  const root = mkdtempSync(join(tmpdir(), 'ncr-docker-node-'));
+  try {
+    const busybox = realpathSync((await execa('sh', ['-c', 'command -v busybox'])).stdout.trim());
+    for (const library of new Set([...(await librariesOf(node)), ...(await librariesOf(busybox))]))
+      copyInto(root, library);
+    mkdirSync(join(root, 'usr/local/bin'), { recursive: true });
+    copyFileSync(node, join(root, 'usr/local/bin/node'));
+    cpSync(npmDir, join(root, 'usr/local/lib/node_modules/npm'), { recursive: true });
+    symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', join(root, 'usr/local/bin/npm'));
+    mkdirSync(join(root, 'bin'));
+    mkdirSync(join(root, 'usr/bin'), { recursive: true });
+    copyFileSync(busybox, join(root, 'bin/busybox'));
+    symlinkSync('busybox', join(root, 'bin/sh'));
+    symlinkSync('../../bin/busybox', join(root, 'usr/bin/env'));
+    mkdirSync(join(root, 'etc'));
+    writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\n');
+    writeFileSync(join(root, 'etc/group'), 'root:x:0:\n');
+    mkdirSync(join(root, 'tmp'));
+    chmodSync(join(root, 'tmp'), 0o1777);
+
+    // The npm cache the build's offline `npm ci` is served from, filled from
+    // the registry with this checkout's lockfile.
+    const project = mkdtempSync(join(tmpdir(), 'ncr-docker-npm-'));
+    try {
+      for (const file of ['package.json', 'package-lock.json'])
+        copyFileSync(join(CHECKOUT, file), join(project, file));
+      await execa(
+        'npm',
+        ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(root, 'root/.npm')],
+        { cwd: project },
+      );
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+
+    await execa(
+      'bash',
+      [
+        '-c',
+        'set -o pipefail; r=$1 && shift && tar -C "$r" -c . | "$@" >/dev/null',
+        'bash',
+        root,
+        DOCKER_CLI,
+        'import',
+        '--change',
+        'ENV PATH=/usr/local/bin:/usr/bin:/bin',
+        '--change',
+        'ENV HOME=/root',
+        '--change',
+        'ENV npm_config_offline=true npm_config_update_notifier=false',
+        '-',
+        tag,
+      ],
+      { env: engine.env, extendEnv: false },
+    );
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return tag;
+}
+
+/**
+ * Builds Dockerfile.example as written (the checkout is the context), with
+ * the tier's mirror serving its apt-get, and tags it `nccl-run-train:latest`.
+ * Returns the build's output.
+ */
+export async function buildTrainImage(
+  engine: DockerEngine,
+  images: { node: string; pytorch: string },
+  debs: string,
+): Promise<{ output: string }> {
+  const mirror = engine.inNamespace('node', [
+    MIRROR_SCRIPT,
+    join(debs, 'debs'),
+    DOCKER0_ADDRESS,
+    String(MIRROR_PORT),
+  ]);
+  let mirrorLog = '';
+  const listening = new Promise<void>((resolve, reject) => {
+    mirror.stdout?.on('data', (chunk: Buffer) => {
+      mirrorLog += chunk.toString();
+      if (mirrorLog.includes('listening\n')) resolve();
+    });
+    mirror.once('exit', (code) => reject(new Error(`the apt mirror exited (${code})`)));
+  });
+  try {
+    await listening;
+    const built = await engine.docker(
+      [
+        'build',
+        '--progress=plain',
+        '-f',
+        'Dockerfile.example',
+        '--build-arg',
+        `NODE_IMAGE=${images.node}`,
+        '--build-arg',
+        `PYTORCH_IMAGE=${images.pytorch}`,
+        '-t',
+        TRAIN_IMAGE,
+        '.',
+      ],
+      { cwd: CHECKOUT, all: true },
+    );
+    return { output: String(built.all ?? '') };
+  } finally {
+    mirror.kill('SIGTERM');
+    await mirror.catch(() => {});
+  }
+}
