@@ -47,6 +47,10 @@ function buildOptions() {
       NCCL_RUN_VERSION: JSON.stringify(version),
       NCCL_RUN_TEMPLATES: JSON.stringify(templates),
     },
+    // cliui's ESM entry (the one yargs imports) wraps --help at the column
+    // width mid-word ("/dev/infini" / "band"); its CommonJS build wraps at
+    // word boundaries (wrap-ansi).
+    alias: { cliui: join(root, 'node_modules/cliui/build/index.cjs') },
     minify: process.env.NCCL_RUN_BUNDLE_MINIFY !== '0',
     legalComments: 'none',
     logLevel: 'warning',

@@ -199,6 +199,7 @@ async function readInputs(
 
   const context: ResolveContext = {
     explicitInterfaces: options.iface,
+    explicitOrigin: settled.sources.iface ?? null,
     userNcclIfname,
     userNcclFamily: options.force ? null : (ncclView.NCCL_SOCKET_FAMILY ?? null),
     ncclRules: rules,

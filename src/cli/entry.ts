@@ -5,15 +5,25 @@
  * slow pipe reader (`explain --json | ssh ...`) must get all of it, and
  * Node's writes to a pipe that is full are queued, not done, when exit comes.
  */
-import { stopWithParent, takeHandoverFd } from '../launch/hand-over.js';
+import { handNothingOver, stopWithShell, takeHandoverTarget } from '../launch/hand-over.js';
 import { main } from './main.js';
+
+/** A reader that went away (`nccl-run env | head -1`): the status a writer killed by SIGPIPE has. */
+const EPIPE_STATUS = 128 + 13;
 
 /** Runs nccl-run; `beforeExit` runs last (bin/nccl-run.cjs writes its code cache there). */
 export async function start({ beforeExit }: { beforeExit?: () => void } = {}): Promise<never> {
-  const handoverFd = takeHandoverFd(process.env);
-  if (handoverFd !== null) stopWithParent();
-  const status = await main(process.argv.slice(2), process.env, handoverFd);
+  const handover = takeHandoverTarget(process.env);
+  if (handover !== null) stopWithShell(handover);
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(EPIPE_STATUS);
+    });
+  }
+  const status = await main(process.argv.slice(2), process.env, handover);
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  if (handover !== null && status === 0) handNothingOver(handover);
   beforeExit?.();
   process.exit(status);
 }

@@ -7,7 +7,7 @@ import { formatEnv, shellQuote } from '../env/format-env.js';
 import { EXIT, NcclRunError, UsageError } from '../errors.js';
 import { parseTorchrunArgs } from '../job/torchrun-args.js';
 import { findLauncher } from '../launch/find-launcher.js';
-import { handOver } from '../launch/hand-over.js';
+import { type HandoverTarget, handOver } from '../launch/hand-over.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
 import { settleOptions } from '../options/settle-options.js';
@@ -15,6 +15,7 @@ import { learnedBeforeFailure, makePlan, type Plan } from '../plan.js';
 import { VerificationFailedError } from '../verify/failure.js';
 import type { VerifyReport } from '../verify/verify.js';
 import { packageVersion } from '../version.js';
+import { checkTorchrunPart } from './misplaced-options.js';
 import {
   checkJson,
   explainFailureJson,
@@ -28,7 +29,7 @@ import { splitArgv } from './split-argv.js';
 export async function main(
   argv: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
-  handoverFd: number | null = null,
+  handover: HandoverTarget | null = null,
 ): Promise<number> {
   let logger: Logger | null = null;
   let logFormat: Options['logFormat'] = 'pretty';
@@ -72,6 +73,7 @@ export async function main(
       );
     }
 
+    checkTorchrunPart(split);
     const settled = settleOptions(flags, env, process.cwd(), {
       isTty: process.stderr.isTTY === true,
     });
@@ -96,7 +98,7 @@ export async function main(
           ),
           env: childEnv,
         },
-        handoverFd,
+        handover,
       );
       return 0;
     };

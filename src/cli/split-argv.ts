@@ -11,6 +11,7 @@
  */
 import { UsageError } from '../errors.js';
 import {
+  BOOLEAN_WORDS,
   COMMAND_FLAGS,
   type Command,
   commandsOf,
@@ -89,6 +90,13 @@ export function splitArgv(argv: readonly string[]): SplitArgv {
       flags[spec.name] = token.slice(equals + 1);
     } else if (spec.type === 'boolean') {
       flags[spec.name] = true;
+      // `--dry-run false` would be dry-run on, and `false` torchrun's first word.
+      const next = argv[index];
+      if (next !== undefined && next !== '' && BOOLEAN_WORDS.includes(next)) {
+        throw new UsageError(
+          `--${spec.name} takes no separate value, so '${next}' would be torchrun's first word; write --${spec.name}, or --${spec.name}=${next}`,
+        );
+      }
     } else {
       // `--iface ens3f0`: the value is the next token, whatever it looks like.
       const value = argv[index];

@@ -38,6 +38,12 @@ export function findLauncher(command: string | undefined, path: string | undefin
       EXIT.notExecutable,
     );
   }
+  if (command.includes('/') && statSync(command, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new LauncherError(
+      `launcher "${command}" is a folder, not a program: give the launcher itself with --torchrun, e.g. ${join(command, 'torchrun')}`,
+      EXIT.notExecutable,
+    );
+  }
   const where = command.includes('/') ? 'no such file' : `not on PATH=${searched}`;
   throw new LauncherError(
     `launcher "${command}" not found (${where}): install it or give its path with --torchrun`,

@@ -1,38 +1,69 @@
 /**
  * SPEC "Launch": torchrun replaces nccl-run. Node 20 cannot execve, so the
- * exec is bin/nccl-run's (a POSIX shell); Node hands it the launch as shell
- * words on the descriptor that the shell named in NCCLRUN_HANDOVER_FD:
+ * exec is bin/nccl-run's (a POSIX shell), which runs Node in the background
+ * and waits for it, so that any signal stops it at once. Node hands it the
+ * launch as shell words in the file the shell named in NCCLRUN_HANDOVER:
  *
- *   export NCCL_SOCKET_IFNAME='=ens3f0'   each variable nccl-run sets
- *   shift 4                               past nccl-run's own argv tokens
- *   set -- torchrun "$@"                  the launcher's words, then torchrun's argv
+ *   unset SHLVL                             what the shell added to the caller's environment
+ *   export PWD='/home/me'                   what the shell changed in it
+ *   export NCCL_SOCKET_IFNAME='=ens3f0'     each variable nccl-run sets
+ *   shift 4                                 past nccl-run's own argv tokens
+ *   set -- torchrun "$@"                    the launcher's words, then torchrun's argv
+ *   _nccl_run_next=launch
  *
- * so torchrun's arguments are the shell's own "$@", bytes never decoded.
+ * so torchrun's arguments are the shell's own "$@", bytes never decoded, and
+ * its environment is the caller's, byte for byte: the shell's own changes are
+ * undone, and the entries it cannot hold (names that are not identifiers, as
+ * `BASH_FUNC_module%%`; dash drops them) are put back by `env` between the
+ * shell and the launcher. A command that launches nothing writes
+ * `_nccl_run_next=done`: a Node that exits 0 without either is not ours.
  * Where Node has process.execve (22.15+, 23.11+), the one-file build run by
  * plain `node` execs directly, its argv as Node decoded it.
  */
-import { writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { encodeBytes } from '../byte-string.js';
 import { shellQuote } from '../env/format-env.js';
 import { ConfigError } from '../errors.js';
+import { findLauncher } from './find-launcher.js';
 
-/** The hand-over descriptor, read once and removed so the launcher never sees it. */
-export function takeHandoverFd(env: NodeJS.ProcessEnv): number | null {
-  const value = env.NCCLRUN_HANDOVER_FD;
-  delete env.NCCLRUN_HANDOVER_FD;
-  return value !== undefined && /^\d+$/.test(value) ? Number(value) : null;
+/** Where bin/nccl-run waits for the hand-over: its file, and the shell's pid. */
+export interface HandoverTarget {
+  file: string;
+  shell: number;
+}
+
+/** The shell's hand-over, read once and removed so that nothing Node starts sees it. */
+export function takeHandoverTarget(env: NodeJS.ProcessEnv): HandoverTarget | null {
+  const { NCCLRUN_HANDOVER: file, NCCLRUN_SHELL: shell } = env;
+  delete env.NCCLRUN_HANDOVER;
+  delete env.NCCLRUN_SHELL;
+  if (file === undefined || file === '' || shell === undefined || !/^\d+$/.test(shell)) return null;
+  return { file, shell: Number(shell) };
 }
 
 /**
- * While the shell waits for Node, a signal to the shell's pid (kill, a
- * scheduler, timeout(1)) ends it at once, before any exec; its Node child
- * must not go on verifying or holding ports. Linux re-parents an orphan, so
- * a changed parent pid means the shell is gone.
+ * The shell may be killed at any moment, also while Node is still starting;
+ * it cannot take Node with it (SIGKILL), so Node watches its parent: the
+ * shell's pid, given by the shell itself, since by the time Node reads its
+ * parent a reaper may already have taken the orphan. Then Node removes the
+ * hand-over file and stops, releasing the ports and pipes it holds.
  */
-export function stopWithParent(): void {
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) process.exit(1);
-  }, 100).unref();
+export function stopWithShell(target: HandoverTarget): void {
+  const check = () => {
+    if (process.ppid === target.shell) return;
+    removeFile(target.file);
+    process.exit(1);
+  };
+  check();
+  setInterval(check, 100).unref();
 }
 
 export interface Handover {
@@ -50,9 +81,9 @@ export interface Handover {
   env: Record<string, string>;
 }
 
-export function handOver(handover: Handover, fd: number | null): void {
-  if (fd !== null) {
-    writeSync(fd, handoverScript(handover));
+export function handOver(handover: Handover, target: HandoverTarget | null): void {
+  if (target !== null) {
+    writeHandover(target, handoverScript(handover, shellChanges(target.shell)));
     return;
   }
   const execve = (process as { execve?: (file: string, args: string[], env: object) => never })
@@ -65,10 +96,158 @@ export function handOver(handover: Handover, fd: number | null): void {
   execve(handover.file, [...handover.launcher, ...handover.torchrunArgv], handover.env);
 }
 
-export function handoverScript({ launcher, ownTokens, exports }: Handover): string {
-  const lines = Object.entries(exports).map(
-    ([name, value]) => `export ${name}=${shellQuote(value)}`,
+/** After a command that launched nothing (an empty file): the shell exits 0. */
+export function handNothingOver(target: HandoverTarget): void {
+  if (statSync(target.file, { throwIfNoEntry: false })?.size === 0) {
+    writeHandover(target, Buffer.from('_nccl_run_next=done\n'));
+  }
+}
+
+/** One environment entry as the kernel holds it: NAME=VALUE, bytes. */
+type Entry = { name: Buffer; value: Buffer };
+
+/**
+ * How the shell's environment, which it will pass on, differs from the
+ * caller's: the caller's is the shell's own starting environment
+ * (/proc/PID/environ), the shell's is what it gave Node. Empty where /proc
+ * cannot tell.
+ */
+export interface ShellChanges {
+  /** Entries the shell would pass that the caller had not: valid names, to unset. */
+  added: string[];
+  /** The caller's entries the shell changed or dropped. */
+  restored: Entry[];
+}
+
+const NO_CHANGES: ShellChanges = { added: [], restored: [] };
+
+/** The shell passes these to Node alone (`NAME=value node ...`): they never reach the launcher. */
+const OWN_VARIABLES = new Set(['NCCLRUN_HANDOVER', 'NCCLRUN_SHELL']);
+
+export function shellChanges(shell: number): ShellChanges {
+  let caller: Map<string, Entry>;
+  let passed: Map<string, Entry>;
+  try {
+    caller = environEntries(readFileSync(`/proc/${shell}/environ`));
+    passed = environEntries(readFileSync('/proc/self/environ'));
+  } catch {
+    return NO_CHANGES;
+  }
+  for (const name of OWN_VARIABLES) passed.delete(name);
+  const added = [...passed.keys()].filter((key) => !caller.has(key) && isShellName(key));
+  const restored = [...caller].flatMap(([key, entry]) =>
+    passed.get(key)?.value.equals(entry.value) === true ? [] : [entry],
   );
-  lines.push(`shift ${ownTokens}`, `set -- ${launcher.map(shellQuote).join(' ')} "$@"`);
-  return `${lines.join('\n')}\n`;
+  return { added, restored };
+}
+
+/** NUL-separated NAME=VALUE entries, keyed by the name's bytes; the first of a name wins, as getenv(3) finds it. */
+function environEntries(environ: Buffer): Map<string, Entry> {
+  const entries = new Map<string, Entry>();
+  let start = 0;
+  while (start < environ.length) {
+    let end = environ.indexOf(0, start);
+    if (end === -1) end = environ.length;
+    const equals = environ.indexOf(0x3d, start);
+    // An entry without `=`, or with an empty name, is no variable any exec can pass on.
+    if (equals > start && equals < end) {
+      const name = environ.subarray(start, equals);
+      const key = name.toString('latin1');
+      if (!entries.has(key)) entries.set(key, { name, value: environ.subarray(equals + 1, end) });
+    }
+    start = end + 1;
+  }
+  return entries;
+}
+
+/** A name the shell can export or unset (POSIX: letters, digits, underscore; not a digit first). */
+export function isShellName(name: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
+}
+
+/**
+ * bash's `exec` lowers SHLVL in the environment it passes, whatever the
+ * script exported: only env(1), after the shell, can put the caller's back.
+ */
+const REWRITTEN_AT_EXEC = new Set(['SHLVL']);
+
+export function handoverScript(
+  { file, launcher, ownTokens, exports }: Handover,
+  changes: ShellChanges = NO_CHANGES,
+): Buffer {
+  const lines: Buffer[] = [];
+  const line = (...parts: (string | Buffer)[]) =>
+    lines.push(Buffer.concat([...parts.map((part) => Buffer.from(part)), Buffer.from('\n')]));
+  const byShell = (name: string) => isShellName(name) && !REWRITTEN_AT_EXEC.has(name);
+  const unset = changes.added.filter(byShell);
+  if (unset.length > 0) line(`unset ${unset.join(' ')}`);
+  const restored = changes.restored.filter((entry) => byShell(entry.name.toString('latin1')));
+  for (const { name, value } of restored) line('export ', name, '=', quoteBytes(value));
+  for (const [name, value] of Object.entries(exports)) {
+    line(`export ${name}=`, quoteBytes(encodeBytes(value)));
+  }
+  const env = envPrefix(
+    changes.added.filter((name) => !byShell(name)),
+    changes.restored.filter((entry) => !restored.includes(entry)),
+  );
+  // Without PATH the launcher is found where the exec would have found it (find-launcher.ts).
+  const words =
+    unset.includes('PATH') && !launcher[0]?.includes('/')
+      ? [file, ...launcher.slice(1)]
+      : [...launcher];
+  line(`shift ${ownTokens}`);
+  line('set -- ', ...env, words.map(shellQuote).join(' '), ' "$@"');
+  line('_nccl_run_next=launch');
+  return Buffer.concat(lines);
+}
+
+/**
+ * `env -u NAME -- NAME=VALUE... `: env(1) sets what no shell can (names that
+ * are not identifiers, SHLVL) in the launcher's environment, or nothing when
+ * there is none. env takes every word with `=` up to the first without for
+ * an entry, so a launcher word holding `=` cannot follow it.
+ */
+function envPrefix(unset: string[], entries: Entry[]): (string | Buffer)[] {
+  if (unset.length === 0 && entries.length === 0) return [];
+  let env = '/usr/bin/env';
+  try {
+    env = findLauncher('env', process.env.PATH);
+  } catch {
+    // Then the exec itself says that env is missing: loud, where dropping the entries would be silent.
+  }
+  const words = [
+    ...unset.flatMap((name) => ['-u', name]).map(shellQuote),
+    '--',
+    ...entries.map(({ name, value }) => quoteBytes(Buffer.concat([name, Buffer.from('='), value]))),
+  ];
+  return [shellQuote(env), ...words.flatMap((word) => [' ', word]), ' '];
+}
+
+/** POSIX single quotes over bytes: only the quote byte itself needs care. */
+function quoteBytes(bytes: Buffer): Buffer {
+  const parts: Buffer[] = [Buffer.from("'")];
+  let start = 0;
+  for (let index = bytes.indexOf(0x27); index !== -1; index = bytes.indexOf(0x27, start)) {
+    parts.push(bytes.subarray(start, index), Buffer.from("'\\''"));
+    start = index + 1;
+  }
+  parts.push(bytes.subarray(start), Buffer.from("'"));
+  return Buffer.concat(parts);
+}
+
+/** Into the file the shell made (never a new one: a shell that is gone has removed its own). */
+function writeHandover(target: HandoverTarget, script: Buffer): void {
+  const fd = openSync(target.file, 'r+');
+  try {
+    ftruncateSync(fd);
+    writeSync(fd, script);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function removeFile(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {}
 }

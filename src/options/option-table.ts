@@ -64,6 +64,8 @@ function optional<S extends z.ZodMiniType>(
 
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'] as const;
 const FALSE_WORDS = ['0', 'false', 'no', 'off', ''] as const;
+/** The words a boolean option's value may be (`--force=no`). */
+export const BOOLEAN_WORDS: readonly string[] = [...TRUE_WORDS, ...FALSE_WORDS];
 const bool = z.union(
   [
     z.boolean(),

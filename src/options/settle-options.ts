@@ -8,7 +8,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import { decodeBytes, encodeBytes } from '../byte-string.js';
 import { badValue, ConfigError, type Origin, originText, settingError } from '../errors.js';
+import { isShellName } from '../launch/hand-over.js';
 import {
   camelCase,
   type DefaultContext,
@@ -134,11 +136,41 @@ function findEnvFile(
 }
 
 function readEnvFile({ path, origin }: EnvFile): Record<string, string> {
+  let values: Record<string, string>;
   try {
-    return parseDotenv(readFileSync(path, 'utf8'));
+    // Bytes that are not UTF-8 reach torchrun as they are (byte-string.ts).
+    values = parseDotenv(decodeBytes(readFileSync(path)));
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
     throw settingError(origin, `cannot read '${path}' (${reason}); give a readable dotenv file`);
+  }
+  for (const [key, value] of Object.entries(values)) checkEnvFileEntry(path, key, value);
+  return values;
+}
+
+/**
+ * Linux's execve(2) takes at most MAX_ARG_STRLEN (32 pages: 131,072 bytes)
+ * for one NAME=VALUE string, its NUL included; a longer one fails every exec.
+ */
+const MAX_ENTRY_BYTES = 131_072 - 1;
+
+/**
+ * An entry the launch cannot pass fails here, before anything runs, not at
+ * the exec after a minute of verification: the shell exports only names that
+ * are identifiers (dotenv also reads `a.b` and `a-b`), and the kernel limits
+ * each entry's size.
+ */
+function checkEnvFileEntry(path: string, key: string, value: string): void {
+  if (!isShellName(key)) {
+    throw new ConfigError(
+      `${path}: key '${key}' is not a variable name a shell can export; use letters, digits and _, not starting with a digit`,
+    );
+  }
+  const bytes = encodeBytes(`${key}=${value}`).length;
+  if (bytes > MAX_ENTRY_BYTES) {
+    throw new ConfigError(
+      `${path}: ${key} is ${bytes.toLocaleString('en-US')} bytes with its name; Linux passes at most ${MAX_ENTRY_BYTES.toLocaleString('en-US')} bytes per variable to a program (MAX_ARG_STRLEN), so no launcher could start with it`,
+    );
   }
 }
 

@@ -3,6 +3,7 @@
  * is a pure function of the host's facts and the resolution context; it picks,
  * skips with a reason, or stops the chain as fatal.
  */
+import type { Origin } from '../errors.js';
 import type { Family, HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { NcclRules } from './nccl-pick.js';
 import type { Agreement } from './strategies/agree.js';
@@ -19,6 +20,8 @@ export type ExcludeRule =
 export interface ResolveContext {
   /** --iface, in order of preference; empty when not given. */
   explicitInterfaces: string[];
+  /** Where they were given (--iface, NCCL_RUN_IFACE, the env file), for the messages that name them. */
+  explicitOrigin: Origin | null;
   /**
    * The user's NCCL_SOCKET_IFNAME (environment, env file or NCCL's own files),
    * when kept; never one NCCL ignores (env/exported-variables.ts userValue).

@@ -8,6 +8,7 @@
  * (--force, another --out), and nothing in the environment or an env file is wrong.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 
 /** Each template's file, by its path from the package root. */
@@ -73,6 +74,11 @@ export async function runInit(
     if (code === 'EEXIST') {
       throw new UsageError(
         `--out ${args.out}: the file exists; add --force to replace it, or choose another path`,
+      );
+    }
+    if (code === 'ENOENT') {
+      throw new UsageError(
+        `--out ${args.out}: the folder ${dirname(resolve(args.out))} does not exist; create it first, or choose another path`,
       );
     }
     throw new UsageError(`--out ${args.out}: cannot write it (${code ?? String(error)})`);

@@ -139,6 +139,44 @@ const rows: [string, string[], Record<string, string>, number, RegExp][] = [
   ],
 ];
 
+rows.push(
+  [
+    'a typo of an nccl-run option, before the pre-flight',
+    ['--ifcae', 'lo', '--nnodes=2', 'train.py'],
+    {},
+    64,
+    /^nccl-run: unknown option '--ifcae': did you mean nccl-run's --iface\?$/,
+  ],
+  [
+    'an nccl-run option after torchrun’s',
+    ['--nproc_per_node=2', '--verify-timeout', '2s', 'train.py'],
+    {},
+    64,
+    /^nccl-run: '--verify-timeout' is nccl-run's option, but it comes after torchrun's '--nproc_per_node=2'/,
+  ],
+  [
+    'a boolean given a separate value',
+    ['--dry-run', 'false', 'train.py'],
+    {},
+    64,
+    /^nccl-run: --dry-run takes no separate value, so 'false' would be torchrun's first word/,
+  ],
+  [
+    'NCCL_RUN_IFACE is named as itself, not as --iface',
+    ['--facts', facts('docker-host'), '--verify', 'none', '--log-format', 'pretty', 'train.py'],
+    { NCCL_RUN_IFACE: 'bogus' },
+    69,
+    /NCCL_RUN_IFACE bogus is not usable \(bogus: does not exist\)/,
+  ],
+  [
+    'a launcher that is a folder',
+    ['--torchrun', '/tmp', '--verify', 'none', '--iface', 'lo', 'train.py'],
+    {},
+    126,
+    /\/tmp.{1,2} is a folder, not a program: give the launcher itself with --torchrun, e\.g\. \/tmp\/torchrun/,
+  ],
+);
+
 describe('bad input through the CLI: one line, the exit status of SPEC, nothing started', () => {
   it.each(rows)('%s', async (_name, args, env, status, message) => {
     const result = await ncclRun(args, env);
@@ -171,6 +209,27 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
     expect((await ncclRun(['train.py'], { NCCL_RUN_ENV_FILE: '/nonexistent/x.env' })).status).toBe(
       78,
     );
+  });
+
+  it.each([
+    [
+      'a key that is not a variable name',
+      'a.b=1\n',
+      /key 'a\.b' is not a variable name a shell can export/,
+    ],
+    [
+      'an entry longer than exec takes',
+      `BIG=${'x'.repeat(1 << 20)}\n`,
+      /BIG is 1,048,580 bytes with its name; Linux passes at most 131,071 bytes per variable/,
+    ],
+  ])('an env file with %s is 78 before anything runs', async (_name, text, message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'nccl-run-envfile-'));
+    writeFileSync(join(dir, 'job.env'), text);
+    const result = await ncclRun(['--env-file', join(dir, 'job.env'), '--iface', 'lo', 'train.py']);
+    expect(result.status).toBe(78);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.launched).toBe(false);
   });
 
   it('init takes only --out, --force and --help: anything else is refused, and nothing is written', async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { OPTIONS } from '../../src/options/option-table.js';
 
 const bin = fileURLToPath(new URL('../../bin/nccl-run.js', import.meta.url));
 const { version } = JSON.parse(
@@ -30,6 +31,14 @@ describe('help, version and completion', () => {
       'Exit status:',
     ]) {
       expect(stdout).toContain(part);
+    }
+  });
+
+  it('--help breaks lines between words, never inside one', async () => {
+    const { stdout } = await execa(bin, ['--help']);
+    const words = new Set(stdout.split(/\s+/));
+    for (const spec of Object.values(OPTIONS)) {
+      for (const word of spec.describe.split(/\s+/)) expect(words, spec.describe).toContain(word);
     }
   });
 

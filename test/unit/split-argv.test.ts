@@ -141,6 +141,13 @@ describe('splitArgv', () => {
     expect(() => splitArgv(['--verify'])).toThrow(/^--verify: missing value$/);
   });
 
+  it('refuses a boolean given a separate value: `--dry-run false` would run torchrun `false`', () => {
+    expect(() => splitArgv(['--dry-run', 'false', 'train.py'])).toThrow(
+      "--dry-run takes no separate value, so 'false' would be torchrun's first word; write --dry-run, or --dry-run=false",
+    );
+    expect(splitArgv(['--dry-run=false', 'train.py']).flags).toEqual({ 'dry-run': 'false' });
+  });
+
   it('keeps init’s template word apart from its options', () => {
     expect(splitArgv(['init', 'k8s', '--force']).commandArgs).toEqual(['k8s']);
   });

@@ -313,7 +313,7 @@ describe('runInit', () => {
     ],
     [
       { template: 'env', out: '/nonexistent-dir/nccl-run.env' },
-      '--out /nonexistent-dir/nccl-run.env: cannot write it (ENOENT)',
+      '--out /nonexistent-dir/nccl-run.env: the folder /nonexistent-dir does not exist; create it first, or choose another path',
     ],
   ])('%j → usage error', async (args, message) => {
     const run = runInit({ out: null, force: false, ...args }, capture().stream);

@@ -5,6 +5,7 @@
  * semantics (below). A named interface that cannot be used is fatal, never a
  * silent fall-through.
  */
+import { originText } from '../../errors.js';
 import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../../host/host-facts.js';
 import { predicate } from '../candidates.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
@@ -24,6 +25,7 @@ export const explicit: Strategy = (facts, context) => {
 
 function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOutcome {
   const names = context.explicitInterfaces;
+  const given = context.explicitOrigin === null ? '--iface' : originText(context.explicitOrigin);
   const failures: string[] = [];
   for (const name of names) {
     const iface = facts.interfaces.find((candidate) => candidate.name === name);
@@ -34,7 +36,7 @@ function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOut
         outcome: 'picked',
         interface: name,
         address: address.address,
-        reason: `--iface ${name}${first}, ${familyLabel(context.family)} ${address.address}`,
+        reason: `${given} ${name}${first}, ${familyLabel(context.family)} ${address.address}`,
       };
     }
     failures.push(
@@ -43,8 +45,8 @@ function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOut
   }
   const subject =
     names.length > 1
-      ? `none of --iface ${names.join(',')} is usable`
-      : `--iface ${names[0]} is not usable`;
+      ? `none of ${given} ${names.join(',')} is usable`
+      : `${given} ${names[0]} is not usable`;
   return { outcome: 'fatal', reason: `${subject} (${failures.join('; ')})` };
 }
 
