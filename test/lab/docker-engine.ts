@@ -63,7 +63,9 @@ export const dockerUnavailable: string | null =
       ? `${DOCKER_CLI} (Debian's docker CLI, from docker.io) is missing`
       : !executable('/usr/bin/nsenter')
         ? '/usr/bin/nsenter (util-linux) is missing'
-        : null);
+        : !executable('/bin/busybox')
+          ? '/bin/busybox is missing (the node image takes its sh; apt-get install busybox)'
+          : null);
 
 export class DockerEngine {
   /** The network namespace dockerd runs in: the "host" of every container. */
@@ -203,6 +205,11 @@ export class DockerEngine {
     this.daemon = undefined;
     if (daemon && daemon.exitCode === null && daemon.signalCode === null) {
       await this.removeContainersAndNetworks();
+      // The data root is a cache: what this run's builds replaced goes, the rest stays.
+      await this.docker(['image', 'prune', '--force'], { reject: false });
+      await this.docker(['builder', 'prune', '--force', '--keep-storage', '1GB'], {
+        reject: false,
+      });
       daemon.kill('SIGTERM');
       const killer = setTimeout(() => daemon.kill('SIGKILL'), 30_000);
       await this.daemonExit;

@@ -99,9 +99,9 @@ RUN rm -rf /etc/apt/sources.list.d/* /var/lib/apt/lists/* \\
   return tag;
 }
 
-/** The shared libraries an executable loads, as ldd lists them (paths on this host). */
+/** The shared libraries an executable loads, as ldd lists them (paths on this host); none for a static one. */
 async function librariesOf(executable: string): Promise<string[]> {
-  const { stdout } = await execa('ldd', [executable]);
+  const { stdout } = await execa('ldd', [executable], { reject: false });
   return [...stdout.matchAll(/(\/\S+)\s+\(0x/g)].map((match) => match[1] as string);
 }
 
@@ -124,7 +124,7 @@ export async function nodeImage(engine: DockerEngine): Promise<string> {
 
   const root = mkdtempSync(join(tmpdir(), 'ncr-docker-node-'));
   try {
-    const busybox = realpathSync((await execa('sh', ['-c', 'command -v busybox'])).stdout.trim());
+    const busybox = realpathSync('/bin/busybox');
     for (const library of new Set([...(await librariesOf(node)), ...(await librariesOf(busybox))]))
       copyInto(root, library);
     mkdirSync(join(root, 'usr/local/bin'), { recursive: true });
