@@ -17,11 +17,19 @@
  *    the same address never picks it.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  FIXTURES,
+  type FixtureReport,
+  fixture,
+  isReady,
+  readReport,
+  waitForReport,
+} from '../fixtures/fixture-report.js';
 import { CHECKOUT, labRoot } from '../lab/debian-root.js';
 import { DockerEngine, dockerUnavailable } from '../lab/docker-engine.js';
 import {
@@ -34,7 +42,6 @@ import {
 import { tier } from '../lab/tier.js';
 
 const NCCL_RUN = join(CHECKOUT, 'bin', 'nccl-run');
-const FIXTURES = join(CHECKOUT, 'test', 'fixtures');
 const DOCKER_DEBS = join(CHECKOUT, 'test', 'lab', 'docker-debs.sh');
 
 const root = dockerUnavailable === null ? labRoot('trixie') : null;
@@ -111,7 +118,7 @@ tier('Docker: the image, compose, docker stop, env files, host networking', unav
     const e = engine as DockerEngine;
     const dir = mkdtempSync(join(work, `${name}-`));
     await execa(NCCL_RUN, ['init', 'compose', '--out', join(dir, 'compose.yaml')]);
-    copyFileSync(join(FIXTURES, 'compose-train.py'), join(dir, 'train.py'));
+    copyFileSync(fixture('compose-train.py'), join(dir, 'train.py'));
     const files = ['-f', join(dir, 'compose.yaml')];
     if (control) {
       const torchrunAlone = { entrypoint: ['/usr/bin/tini', '--', 'torchrun'] };
@@ -223,21 +230,6 @@ tier('Docker: the image, compose, docker stop, env files, host networking', unav
     },
   );
 
-  /** Polls a file until `done` says yes (the fixture writes it whole, by rename). */
-  async function reportWhen<T>(path: string, done: (report: T) => boolean): Promise<T> {
-    for (;;) {
-      try {
-        const report = JSON.parse(readFileSync(path, 'utf8')) as T;
-        if (done(report)) return report;
-      } catch {
-        // not written yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  type LauncherReport = { pid: number; ppid: number; signals: string[]; ready: boolean };
-
   /**
    * `docker stop` of a container whose nccl-run launched report-launcher.py
    * as its torchrun: stop waits (up to 60 s) while the launcher records the
@@ -269,15 +261,16 @@ tier('Docker: the image, compose, docker stop, env files, host networking', unav
       'train.py',
     ]);
     try {
-      await reportWhen<LauncherReport>(reportFile, (report) => report.ready);
+      // The launcher's Python imports torch first (the lab's libuv workaround): seconds on a loaded machine.
+      await waitForReport(reportFile, isReady, { timeoutMs: 60_000 });
       const stop = docker(['stop', '--time', '60', name]);
-      await reportWhen<LauncherReport>(reportFile, (report) => report.signals.length > 0);
+      await waitForReport(reportFile, (report) => report.signals.length > 0, { timeoutMs: 60_000 });
       await docker(['kill', '--signal', 'SIGALRM', name]);
       await stop;
       const { stdout } = await docker(['inspect', '--format', '{{.State.ExitCode}}', name]);
       return {
         status: Number(stdout),
-        report: JSON.parse(readFileSync(reportFile, 'utf8')) as LauncherReport,
+        report: readReport(reportFile) as FixtureReport,
       };
     } finally {
       await docker(['rm', '--force', name]).catch(() => {});
