@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { badValue } from '../errors.js';
 
 /**
  * A whole number from a cluster variable, or null when the variable is unset
@@ -14,7 +14,7 @@ export function readEnvInteger(
   if (raw === undefined || raw.trim() === '') return null;
   const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name}: bad value '${raw}': expected a whole number ${min}-${max}`);
+    throw badValue({ name, from: 'env' }, raw, `expected a whole number ${min}-${max}`);
   }
   return value;
 }

@@ -18,7 +18,7 @@
  * only WORLD_SIZE and RANK, counting pods: with no PET_NPROC_PER_NODE they are
  * the node count and node rank.
  */
-import { ConfigError } from '../errors.js';
+import { badValue, ConfigError } from '../errors.js';
 import { readEnvInteger } from './env-integer.js';
 import { type ClusterInfo, isSet, type Scheduler } from './schedulers.js';
 
@@ -50,8 +50,10 @@ function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
     podCounting && (env.PET_NODE_RANK ?? '').trim() === '' ? 'RANK' : 'PET_NODE_RANK';
   const nodeRank = readEnvInteger(env, rankName, 0, MAX_NODES - 1);
   if (nodeRank !== null && nnodes !== null && nodeRank >= nnodes) {
-    throw new ConfigError(
-      `${rankName}: bad value '${nodeRank}': the job has ${nnodes} nodes, so it must be 0-${nnodes - 1}`,
+    throw badValue(
+      { name: rankName, from: rankName === 'RANK' ? 'env' : 'pet' },
+      String(nodeRank),
+      `the job has ${nnodes} nodes, so it must be 0-${nnodes - 1}`,
     );
   }
 

@@ -7,7 +7,7 @@
  * when a step runs on part of the allocation. SLURM_NODELIST and
  * SLURM_JOB_NUM_NODES are the older spellings.
  */
-import { ConfigError } from '../errors.js';
+import { badValue, ConfigError } from '../errors.js';
 import { firstSet, readEnvInteger } from './env-integer.js';
 import { type ClusterInfo, isSet, type Scheduler } from './schedulers.js';
 import { expandHostlist } from './slurm-hostlist.js';
@@ -41,20 +41,20 @@ function fromSlurm(env: NodeJS.ProcessEnv): ClusterInfo {
   try {
     peers = expandHostlist(nodelist.value);
   } catch (error) {
-    throw new ConfigError(
-      `${nodelist.name}: bad value '${nodelist.value}': ${(error as Error).message}`,
-    );
+    throw badValue({ name: nodelist.name, from: 'env' }, nodelist.value, (error as Error).message);
   }
   if (peers.length === 0) {
-    throw new ConfigError(`${nodelist.name}: bad value '${nodelist.value}': names no host`);
+    throw badValue({ name: nodelist.name, from: 'env' }, nodelist.value, 'names no host');
   }
 
   const count = firstSet(env, NODE_COUNT_VARIABLES);
   const nnodes = count ? readEnvInteger(env, count.name, 1, MAX_NODES) : peers.length;
   const nodeRank = readEnvInteger(env, 'SLURM_NODEID', 0, MAX_NODES - 1);
   if (nodeRank !== null && nnodes !== null && nodeRank >= nnodes) {
-    throw new ConfigError(
-      `SLURM_NODEID: bad value '${nodeRank}': the job has ${nnodes} nodes (${count?.name ?? nodelist.name}), so it must be 0-${nnodes - 1}`,
+    throw badValue(
+      { name: 'SLURM_NODEID', from: 'env' },
+      String(nodeRank),
+      `the job has ${nnodes} nodes (${count?.name ?? nodelist.name}), so it must be 0-${nnodes - 1}`,
     );
   }
 

@@ -6,7 +6,7 @@
  * script's, and is never looked at, even when it looks like torchrun's or
  * nccl-run's flags.
  */
-import { UsageError } from '../errors.js';
+import { badValue, UsageError } from '../errors.js';
 import { isPythonFloat, parsePythonInt } from './python-builtins.js';
 import { OPTION_BY_STRING, type TorchrunOption } from './torchrun-options.js';
 
@@ -177,13 +177,17 @@ function checkType(option: TorchrunOption, optionString: string, value: string):
         ? isPythonFloat(value)
         : true;
   if (!ok) {
-    throw new UsageError(
-      `torchrun argument ${optionString}: bad value '${value}': expected ${option.type === 'int' ? 'an integer' : 'a number'}`,
+    throw badValue(
+      { name: optionString, from: 'argv' },
+      value,
+      `expected ${option.type === 'int' ? 'an integer' : 'a number'}`,
     );
   }
   if (option.choices !== undefined && !option.choices.includes(value)) {
-    throw new UsageError(
-      `torchrun argument ${optionString}: bad value '${value}': expected one of ${option.choices.join(', ')}`,
+    throw badValue(
+      { name: optionString, from: 'argv' },
+      value,
+      `expected one of ${option.choices.join(', ')}`,
     );
   }
 }
