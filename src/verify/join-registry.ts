@@ -109,7 +109,8 @@ export async function joinRegistry(options: JoinOptions): Promise<JoinOutcome> {
         if (options.foreignLimit !== undefined && foreign >= options.foreignLimit) {
           return { ok: false, waiting, foreign: true, ...last };
         }
-        if (answer.failure.error === 'refused') {
+        // Not up yet, or a burst it could not take in: ask again soon, with no backoff.
+        if (answer.failure.error === 'refused' || answer.foreign) {
           await sleepUntil(STARTING_RETRY_MS * (0.5 + random()), deadline);
           continue;
         }

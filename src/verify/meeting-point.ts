@@ -76,7 +76,11 @@ export async function meetingPoint(input: {
   };
 }
 
-/** Connections that have not sent their request yet, at the registry: strangers beyond it push the oldest out. */
+/**
+ * Connections that have not sent their request yet, at the registry: past
+ * this, strangers push the oldest silent one out. A whole job may arrive
+ * in one burst, so never fewer than its nodes.
+ */
 const REGISTRY_PENDING = 256;
 /** Descriptors kept for everything but held registrations: pending ones, the mesh's dials, Node's own. */
 const DESCRIPTOR_RESERVE = 512;
@@ -91,6 +95,7 @@ export type RegistryStart<R extends Round> =
 export async function startRegistry<R extends Round>(
   meeting: MeetingPoint,
   registry: Registry<R>,
+  nodes: number,
   extra: { onHello?: Parameters<typeof startProbeService>[0]['onHello'] } = {},
 ): Promise<RegistryStart<R>> {
   try {
@@ -98,7 +103,7 @@ export async function startRegistry<R extends Round>(
       host: meeting.wildcard,
       port: meeting.port,
       token: meeting.token,
-      maxPending: REGISTRY_PENDING,
+      maxPending: Math.max(REGISTRY_PENDING, nodes),
       registry,
       ...extra,
     });

@@ -126,6 +126,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
             input.restrict.length > 0 ? await resolvePeers(input.restrict, decision.family) : null,
           holdCapacity: await holdCapacity(),
         }),
+        job.nnodes.max,
         {
           onHello: (hello, seen) =>
             inbound.hello('probe port', hello.peer, { seen, claimed: hello.address }),

@@ -7,10 +7,11 @@
  * sender its connection, never the service.
  *
  * Strangers cannot crowd members out: a connection that has not sent its
- * request line is "pending", and at most maxPending are; one more pending
- * pushes the oldest out (a member writes its request the moment it
- * connects, so it is never the oldest for long), and each has firstLineMs
- * from its arrival to send a whole line, however slowly it trickles bytes.
+ * request line is "pending"; past maxPending, a newcomer pushes the oldest
+ * pending one out once that has been silent a while (a member writes its
+ * request the moment it connects, so it is never silent for long), or at
+ * once past PENDING_BURST times the bound; and each has firstLineMs from
+ * its arrival to send a whole line, however slowly it trickles bytes.
  * What the registry holds past its request is the registry's to bound.
  * Nothing is refused on arrival: a refusal would read, on the other side,
  * as a dead port or a firewall.
@@ -33,6 +34,10 @@ const FIRST_LINE_MS = 3_000;
  * its node a second before TCP tries again (RFC 6298's initial RTO).
  */
 const BACKLOG = 4_096;
+/** A pending connection this old is silent, not merely unread (a member writes as it connects). */
+const SILENT_AFTER_MS = 250;
+/** How far past maxPending a burst of fresh connections may go before the oldest is pushed out anyway. */
+const PENDING_BURST = 8;
 /** A stream's receiver waits this long past its window for the sender to hang up, then drops it. */
 const LINGER_MS = 2_000;
 
@@ -61,8 +66,10 @@ export interface ProbeServiceOptions {
   /** 0: an ephemeral port from net.ipv4.ip_local_port_range, as NCCL's listeners take. */
   port: number;
   token: string;
-  /** Connections that have not sent their request yet; one more pushes the oldest out. */
+  /** Connections that have not sent their request yet; past it, a newcomer pushes the oldest silent one out. */
   maxPending: number;
+  /** How long a pending connection must have been silent to be pushed out (SILENT_AFTER_MS). */
+  silentAfterMs?: number;
   firstLineMs?: number;
   /** A hello of this job, once our welcome is handed to the kernel; `local` is the address it reached. */
   onHello?: (hello: Hello, seen: string, local: string) => void;
@@ -85,6 +92,7 @@ export function startProbeService(options: ProbeServiceOptions): Promise<ProbeSe
   const sockets = new Set<Socket>();
   // Insertion order is arrival order: the first is the oldest.
   const pending = new Set<Socket>();
+  const arrivals = new WeakMap<Socket, number>();
   const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => {
@@ -92,11 +100,22 @@ export function startProbeService(options: ProbeServiceOptions): Promise<ProbeSe
       pending.delete(socket);
     });
     if (pending.size >= options.maxPending) {
+      // A burst of members that arrived together is still unread, not silent:
+      // only one pending for a while, or a crowd past PENDING_BURST times the
+      // bound, pushes the oldest out.
       const [oldest] = pending;
-      pending.delete(oldest as Socket);
-      oldest?.destroy();
+      const since = oldest === undefined ? 0 : (arrivals.get(oldest) ?? 0);
+      if (
+        oldest !== undefined &&
+        (performance.now() - since >= (options.silentAfterMs ?? SILENT_AFTER_MS) ||
+          pending.size >= options.maxPending * PENDING_BURST)
+      ) {
+        pending.delete(oldest);
+        oldest.destroy();
+      }
     }
     pending.add(socket);
+    arrivals.set(socket, performance.now());
     serveOne(socket, options, () => pending.delete(socket));
   });
   return new Promise((resolve, reject) => {

@@ -86,6 +86,7 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
         restrict: options.peers === null ? null : await resolvePeers(options.peers, context.family),
         holdCapacity: await holdCapacity(),
       }),
+      job.nnodes.max,
     );
     if (started.kind === 'failed') {
       throw new UnreachableError(

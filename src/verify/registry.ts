@@ -57,6 +57,9 @@ type RequestOf<R extends Round> = R extends 'publish' ? Publish : Register;
 
 /** How often the nodes the registry holds hear how many have come. */
 const PROGRESS_PUSH_MS = 1_000;
+/** From this many nodes on, the `waiting` answer is re-encoded at most every RECOUNT_MS. */
+const RECOUNT_NODES = 1_024;
+const RECOUNT_MS = 100;
 
 export interface RegistryOptions<R extends Round> {
   round: R;
@@ -90,6 +93,9 @@ interface Entry<R extends Round> {
 export class Registry<R extends Round> implements RequestHandler {
   private readonly entries = new Map<string, Entry<R>>();
   private readonly ranks = new Set<number>();
+  private missingRankList: number[] | null = null;
+  /** Every rank below it has registered. */
+  private missingFloor = 0;
   /** Short names of the entries, counted: two nodes may share one. */
   private readonly names = new Map<string, number>();
   /** --peers matched as nodes register; null without --peers. */
@@ -104,6 +110,8 @@ export class Registry<R extends Round> implements RequestHandler {
   private readonly held = new Set<Entry<R>>();
   /** The current `waiting` answers (held, polled), rebuilt when a node comes or goes. */
   private waitingAnswers: { readonly held: Buffer; readonly polled: Buffer } | null = null;
+  private waitingStale = true;
+  private waitingAt = 0;
   private pushedWaiting: Buffer | null = null;
   private lastCall: { timer: NodeJS.Timeout; endsAt: number } | null = null;
   private readonly progress: NodeJS.Timeout;
@@ -213,7 +221,7 @@ export class Registry<R extends Round> implements RequestHandler {
         this.held.delete(held);
         stale.finish(reject(`${key} registered again from ${seen}: this registration is replaced`));
       }
-      this.waitingAnswers = null;
+      this.waitingStale = true;
     }
     this.settle();
     const final = this.final as Registry<R>['final'];
@@ -263,10 +271,13 @@ export class Registry<R extends Round> implements RequestHandler {
   private add(entry: Entry<R>): void {
     this.entries.set(entry.key, entry);
     this.peers?.add(entry);
-    if (entry.node.rank !== null) this.ranks.add(entry.node.rank);
+    if (entry.node.rank !== null) {
+      this.ranks.add(entry.node.rank);
+      this.rankCame(entry.node.rank);
+    }
     const short = shortName(entry.node.name);
     this.names.set(short, (this.names.get(short) ?? 0) + 1);
-    this.waitingAnswers = null;
+    this.waitingStale = true;
   }
 
   /** A held node went before the rendezvous completed (its check was killed, or gave up): its entry goes too. */
@@ -276,13 +287,17 @@ export class Registry<R extends Round> implements RequestHandler {
     this.held.delete(entry);
     if (this.final !== null || this.entries.get(entry.key) !== entry) return;
     this.entries.delete(entry.key);
-    if (entry.node.rank !== null) this.ranks.delete(entry.node.rank);
+    if (entry.node.rank !== null) {
+      this.ranks.delete(entry.node.rank);
+      this.missingRankList = null;
+      this.missingFloor = Math.min(this.missingFloor, entry.node.rank);
+    }
     const short = shortName(entry.node.name);
     const left = (this.names.get(short) ?? 1) - 1;
     if (left > 0) this.names.set(short, left);
     else this.names.delete(short);
     this.peers?.invalidate();
-    this.waitingAnswers = null;
+    this.waitingStale = true;
     // torch clears the last call's deadline when the participants fall below MIN.
     if (this.lastCall !== null && this.memberCount() < this.minimumCount()) {
       clearTimeout(this.lastCall.timer);
@@ -327,7 +342,7 @@ export class Registry<R extends Round> implements RequestHandler {
       }
     }, lastCallMs);
     this.lastCall = { timer, endsAt: performance.now() + lastCallMs };
-    this.waitingAnswers = null;
+    this.waitingStale = true;
   }
 
   private complete(completion: Completion): void {
@@ -373,7 +388,12 @@ export class Registry<R extends Round> implements RequestHandler {
 
   /** Each form encoded when first asked for after a change: thousands of nodes ask between changes. */
   private waiting(): { readonly held: Buffer; readonly polled: Buffer } {
-    if (this.waitingAnswers === null) {
+    const now = performance.now();
+    // A large job's count moves with every registration: it is re-said every so often, not each time.
+    const throttled = this.expectedCount() >= RECOUNT_NODES && now - this.waitingAt < RECOUNT_MS;
+    if (this.waitingAnswers === null || (this.waitingStale && !throttled)) {
+      this.waitingStale = false;
+      this.waitingAt = now;
       const encoded = new Map<boolean, Buffer>();
       const form = (held: boolean): Buffer => {
         const known = encoded.get(held);
@@ -413,17 +433,45 @@ export class Registry<R extends Round> implements RequestHandler {
     });
   }
 
+  /**
+   * The first MAX_MISSING_LISTED ranks not registered, kept between
+   * registrations: a walk over every rank per registration would be
+   * quadratic in the nodes, and only a rank at or before the last one
+   * listed changes the list.
+   */
+  private missingRanks(): number[] {
+    if (this.missingRankList !== null) return this.missingRankList;
+    const { expected } = this.options;
+    while (this.missingFloor < expected && this.ranks.has(this.missingFloor))
+      this.missingFloor += 1;
+    const list: number[] = [];
+    for (
+      let rank = this.missingFloor;
+      rank < expected && list.length < MAX_MISSING_LISTED;
+      rank += 1
+    ) {
+      if (!this.ranks.has(rank)) list.push(rank);
+    }
+    this.missingRankList = list;
+    return list;
+  }
+
+  private rankCame(rank: number): void {
+    const list = this.missingRankList;
+    if (list === null) return;
+    const last = list.at(-1);
+    if (list.length === MAX_MISSING_LISTED && last !== undefined && rank > last) return;
+    this.missingRankList = null;
+  }
+
   /** Who has not come, the first MAX_MISSING_LISTED by name. */
   private missing(): string[] {
     if (this.final !== null) return [];
     if (this.peers !== null) return this.peers.unmatched(MAX_MISSING_LISTED);
-    const { expected, nodeList } = this.options;
+    const { nodeList } = this.options;
     const names: string[] = [];
     if (this.ranks.size > 0) {
-      for (let rank = 0; rank < expected && names.length < MAX_MISSING_LISTED; rank += 1) {
-        if (!this.ranks.has(rank)) names.push(nodeList[rank] ?? `rank ${rank}`);
-      }
-      return names;
+      return this.missingRanks().map((rank) => nodeList[rank] ?? `rank ${rank}`);
     }
     // Elastic jobs have no ranks yet: the node list's names that have not come.
     for (const listed of nodeList) {

@@ -20,7 +20,12 @@ const hellos: { hello: Hello; seen: string }[] = [];
 const streams: { peer: string; bytes: number; ms: number }[] = [];
 
 async function listen(
-  options: { maxPending?: number; firstLineMs?: number; windowMs?: number } = {},
+  options: {
+    maxPending?: number;
+    silentAfterMs?: number;
+    firstLineMs?: number;
+    windowMs?: number;
+  } = {},
 ): Promise<void> {
   hellos.length = 0;
   streams.length = 0;
@@ -30,6 +35,7 @@ async function listen(
     port: 0,
     token: TOKEN,
     maxPending: options.maxPending ?? 8,
+    ...(options.silentAfterMs !== undefined && { silentAfterMs: options.silentAfterMs }),
     firstLineMs: options.firstLineMs ?? 300,
     onHello: (hello, seen) => hellos.push({ hello, seen }),
     streams: {
@@ -102,7 +108,7 @@ describe('probe service', () => {
   });
 
   it('pushes the oldest silent connection out for a newcomer, which it still welcomes', async () => {
-    await listen({ maxPending: 2, firstLineMs: 2_000 });
+    await listen({ maxPending: 2, silentAfterMs: 0, firstLineMs: 2_000 });
     const silent = [connect({ host: HOST, port }), connect({ host: HOST, port })];
     const closed = silent.map((socket) => new Promise((resolve) => socket.once('close', resolve)));
     for (const socket of silent) socket.on('error', () => {});
@@ -115,6 +121,23 @@ describe('probe service', () => {
     await closed[0];
     expect(silent[1]?.destroyed).toBe(false);
     for (const socket of silent) socket.destroy();
+    await Promise.all(closed);
+  });
+
+  it('takes a burst of fresh connections past its bound, up to eight times it, pushing none out', async () => {
+    await listen({ maxPending: 2, silentAfterMs: 60_000, firstLineMs: 2_000 });
+    const burst = Array.from({ length: 16 }, () => connect({ host: HOST, port }));
+    const closed = burst.map((socket) => new Promise((resolve) => socket.once('close', resolve)));
+    for (const socket of burst) socket.on('error', () => {});
+    await Promise.all(
+      burst.map((socket) => new Promise((resolve) => socket.once('connect', resolve))),
+    );
+    const welcomed = await exchange(hello(TOKEN));
+    expect(JSON.parse(welcomed.answer)).toMatchObject({ kind: 'welcome' });
+    // The hello comes to 16 pending, eight times the bound: it pushes the oldest out, and only it.
+    await closed[0];
+    expect(burst.slice(1).every((socket) => !socket.destroyed)).toBe(true);
+    for (const socket of burst) socket.destroy();
     await Promise.all(closed);
   });
 
