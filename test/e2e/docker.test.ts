@@ -301,7 +301,7 @@ tier('Docker: the image, compose, docker stop, env files, host networking', unav
     expect(status).toBe(37);
   });
 
-  it('`nccl-run env --format dotenv` read by `docker run --env-file`: the very values, `=`, blanks, `,` and `^` included', async () => {
+  it("`nccl-run env --format dotenv` read by `docker run --env-file` and compose's env_file: the very values, `=`, blanks, `,` and `^` included", async () => {
     const job = [
       '--nccl-debug',
       'INFO',
@@ -319,9 +319,20 @@ tier('Docker: the image, compose, docker stop, env files, host networking', unav
       NCCL_SOCKET_IFNAME: '=lo',
       NCCL_DEBUG_SUBSYS: '^INIT, NET=x',
     });
-    const file = join(mkdtempSync(join(work, 'env-file-')), 'train.env');
+    const dir = mkdtempSync(join(work, 'env-file-'));
+    const file = join(dir, 'train.env');
     writeFileSync(file, `${dotenv.stdout}\n`);
-    const { stdout } = await docker([
+    const environmentOf = (stdout: unknown) =>
+      Object.fromEntries(
+        String(stdout)
+          .split('\0')
+          .filter(Boolean)
+          .map((entry) => [
+            entry.slice(0, entry.indexOf('=')),
+            entry.slice(entry.indexOf('=') + 1),
+          ]),
+      );
+    const byRun = await docker([
       'run',
       '--rm',
       '--env-file',
@@ -331,14 +342,33 @@ tier('Docker: the image, compose, docker stop, env files, host networking', unav
       TRAIN_IMAGE,
       '--null',
     ]);
-    const seen = Object.fromEntries(
-      String(stdout)
-        .split('\0')
-        .filter(Boolean)
-        .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+    // compose's env_file, the other reader SPEC names, parses on its own rules.
+    writeFileSync(
+      join(dir, 'compose.yaml'),
+      JSON.stringify({
+        services: {
+          node: {
+            image: TRAIN_IMAGE,
+            env_file: ['train.env'],
+            entrypoint: ['/usr/bin/env', '--null'],
+          },
+        },
+      }),
     );
-    for (const [name, value] of Object.entries(expected))
-      expect([name, seen[name]]).toEqual([name, value]);
+    const byCompose = await docker([
+      'compose',
+      '-p',
+      'ncr22envfile',
+      '-f',
+      join(dir, 'compose.yaml'),
+      'run',
+      '--rm',
+      '-T',
+      'node',
+    ]);
+    for (const seen of [environmentOf(byRun.stdout), environmentOf(byCompose.stdout)])
+      for (const [name, value] of Object.entries(expected))
+        expect([name, seen[name]]).toEqual([name, value]);
   });
 
   it("a `--network host` container sees the host's docker0, which the other node has with the same address, and never picks it", async () => {
