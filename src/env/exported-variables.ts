@@ -99,7 +99,7 @@ const EXPORTED = {
   // torchrun, so exporting one then would only misreport.
   PET_LOCAL_ADDR: {
     value: ({ decision, job }) =>
-      job.localAddr === null || job.localAddr.source === 'PET_LOCAL_ADDR' ? decision.address : null,
+      job.localAddr === null || job.localAddr.origin.from === 'pet' ? decision.address : null,
     forceable: false,
     ignoredBy: { reader: 'torchrun', rule: 'empty', honours: (value) => value !== '' },
   },

@@ -1,3 +1,5 @@
+import type { Setting } from './setting.js';
+
 /**
  * The job's shape as torchrun itself would see it: from its argv, then
  * PET_* variables, then MASTER_ADDR/MASTER_PORT, then the cluster, then
@@ -27,9 +29,10 @@ export interface JobShape {
   standalone: boolean;
   /**
    * torch 2.x's --local-addr as torchrun gets it (the command line, else
-   * PET_LOCAL_ADDR), and which of the two; null when neither gives it.
+   * PET_LOCAL_ADDR), and which of the two (its origin: argv or pet); null
+   * when neither gives it.
    */
-  localAddr: { value: string; source: string } | null;
+  localAddr: Setting | null;
   /**
    * --rdzv-conf is_host for the c10d backend: when given, it alone decides
    * whether this node hosts the store (c10d_rendezvous_backend.py

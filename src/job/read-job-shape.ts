@@ -90,7 +90,7 @@ function readLastCall(args: TorchrunArgs, env: NodeJS.ProcessEnv): number | null
  */
 function readLocalAddr(args: TorchrunArgs, env: NodeJS.ProcessEnv): JobShape['localAddr'] {
   const setting = torchrunSetting(args, env, 'local_addr');
-  return setting && { value: setting.value, source: setting.origin.name };
+  return setting;
 }
 
 /** run.py: --rdzv-backend defaults to static; any other name is a registered backend. */

@@ -11,6 +11,9 @@ import { buildExcludes } from '../../src/resolve/excludes.js';
 import { loadFacts } from '../fixtures/facts/facts-fixtures.js';
 import { makeJob } from '../fixtures/job-shape.js';
 
+/** Where torchrun reads PET_LOCAL_ADDR from: a PET_* variable (errors.ts Origin). */
+const pet = { name: 'PET_LOCAL_ADDR', from: 'pet' } as const;
+
 // node-0: eno1 (1 Gb/s, 203.0.113.10/24, default route) and ens3f0 (100 Gb/s, 198.18.60.10/24).
 const facts = loadFacts('master-node');
 const MASTER = '198.18.60.20';
@@ -176,7 +179,7 @@ describe('decideVariables: what is set, kept and replaced', () => {
 
     it('keeps the user’s PET_LOCAL_ADDR, also under --force, and reports it as kept', async () => {
       const env = { PET_LOCAL_ADDR: 'trainer-0.data' };
-      const localAddr = { value: 'trainer-0.data', source: 'PET_LOCAL_ADDR' };
+      const localAddr = { value: 'trainer-0.data', origin: pet };
       for (const force of [false, true]) {
         const variables = await decideVariables(
           await input({ env, force, job: job({ localAddr }) }),
@@ -192,7 +195,7 @@ describe('decideVariables: what is set, kept and replaced', () => {
       ['--local_addr', ''],
     ])('is not exported when torchrun’s argv has %s, which wins over it', async (source, value) => {
       const variables = await decideVariables(
-        await input({ job: job({ localAddr: { value, source } }) }),
+        await input({ job: job({ localAddr: { value, origin: { name: source, from: 'argv' } } }) }),
       );
       expect(variables.set).not.toHaveProperty('PET_LOCAL_ADDR');
       expect(variables.kept).toEqual({});
@@ -202,7 +205,7 @@ describe('decideVariables: what is set, kept and replaced', () => {
       const variables = await decideVariables(
         await input({
           env: { PET_LOCAL_ADDR: '' },
-          job: job({ localAddr: { value: '', source: 'PET_LOCAL_ADDR' } }),
+          job: job({ localAddr: { value: '', origin: pet } }),
         }),
       );
       expect(variables.set.PET_LOCAL_ADDR).toBe('198.18.60.10');

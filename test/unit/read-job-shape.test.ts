@@ -368,19 +368,19 @@ const RENDEZVOUS: Row[] = [
   {
     why: '--local-addr',
     argv: ['--local_addr', '198.18.0.2', 't.py'],
-    expect: { localAddr: { value: '198.18.0.2', source: '--local_addr' } },
+    expect: { localAddr: { value: '198.18.0.2', origin: { name: '--local_addr', from: 'argv' } } },
   },
   {
     why: 'PET_LOCAL_ADDR, which the command line overrides',
     argv: ['t.py'],
     env: { PET_LOCAL_ADDR: 'trainer-0' },
-    expect: { localAddr: { value: 'trainer-0', source: 'PET_LOCAL_ADDR' } },
+    expect: { localAddr: { value: 'trainer-0', origin: { name: 'PET_LOCAL_ADDR', from: 'pet' } } },
   },
   {
     why: '--local-addr over PET_LOCAL_ADDR',
     argv: ['--local-addr=198.18.0.3', 't.py'],
     env: { PET_LOCAL_ADDR: 'trainer-0' },
-    expect: { localAddr: { value: '198.18.0.3', source: '--local-addr' } },
+    expect: { localAddr: { value: '198.18.0.3', origin: { name: '--local-addr', from: 'argv' } } },
   },
   {
     why: 'a bad PET_ value torchrun does not convert once the command line gives the option',
