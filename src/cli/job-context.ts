@@ -1,0 +1,57 @@
+/**
+ * What every job command (run, explain, env, check) starts from: nccl-run's
+ * settled options, its logger, and the plan, which every command makes from
+ * the same facts (SPEC "The stack"): only what a command prints differs.
+ */
+import type { HandoverTarget } from '../launch/hand-over.js';
+import { createLogger, type Logger } from '../log.js';
+import type { Options } from '../options/option-table.js';
+import { type Settled, settleOptions } from '../options/settle-options.js';
+import { makePlan, type Plan } from '../plan.js';
+import type { FailureLog } from './report-failure.js';
+import type { SplitArgv } from './split-argv.js';
+
+export interface JobContext {
+  argv: readonly string[];
+  split: SplitArgv;
+  settled: Settled;
+  options: Options;
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+  /** Where bin/nccl-run waits for the launch; null under plain `node`. */
+  handover: HandoverTarget | null;
+  /** main()'s failure log, which this context's logger joins. */
+  failures: FailureLog;
+}
+
+export async function startJob(
+  argv: readonly string[],
+  split: SplitArgv,
+  env: NodeJS.ProcessEnv,
+  handover: HandoverTarget | null,
+  failures: FailureLog,
+): Promise<JobContext> {
+  const settled = settleOptions(split.flags, env, process.cwd(), {
+    isTty: process.stderr.isTTY === true,
+  });
+  const { options } = settled;
+  failures.format = options.logFormat;
+  const logger = await createLogger(options.logLevel, options.logFormat);
+  failures.logger = logger;
+  return { argv, split, settled, options, logger, env, handover, failures };
+}
+
+/** The plan, its warnings logged, and the whole decision at debug level: what explain prints, run logs. */
+export async function planJob(job: JobContext): Promise<Plan> {
+  const plan = await makePlan(job.split.torchrun, job.settled, job.env);
+  logDecision(job.logger, plan);
+  return plan;
+}
+
+export function logDecision(logger: Logger, plan: Plan): void {
+  for (const warning of plan.variables.warnings) logger.warn(warning);
+  logger.debug(
+    { decision: plan.decision, set: plan.variables.set, kept: plan.variables.kept },
+    'decided',
+  );
+}

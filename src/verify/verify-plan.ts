@@ -1,0 +1,49 @@
+/**
+ * The pre-flight of a plan (SPEC "Verification"): the plan's decision,
+ * job and facts, and the options of the check, in one place, so that a new
+ * verify option is read here once; its warnings and its one summary line
+ * logged. Loads the probe only when a level above none asks for it.
+ */
+import type { Logger } from '../log.js';
+import type { Options } from '../options/option-table.js';
+import type { Plan } from '../plan.js';
+import { VerificationFailedError } from './failure.js';
+import type { VerifyReport } from './verify.js';
+
+export async function verifyPlan(
+  plan: Plan,
+  options: Options,
+  logger: Logger,
+): Promise<VerifyReport | null> {
+  if (options.verify === 'none') return null;
+  const { verify } = await import('./verify.js');
+  const report = await verify({
+    level: options.verify,
+    decision: plan.decision,
+    job: plan.job,
+    facts: plan.facts,
+    routesToMaster: plan.routesToMaster,
+    timeoutMs: options.verifyTimeout,
+    // SPEC --peers: it restricts the mesh; Slurm's node list only names who is missing.
+    peers: options.peers !== null ? plan.peers : [],
+    probePort: options.probePort,
+    logger,
+    masterAddresses: plan.master?.addresses ?? [],
+    masterFamily: plan.context.family,
+    jobId: plan.job.jobId,
+    nodeName: plan.job.nodeName ?? plan.facts.hostname,
+    minBandwidthMbps: options.minBandwidth,
+  }).catch((error: unknown) => {
+    // The warnings often say why it failed (a route through another interface): log them first.
+    if (error instanceof VerificationFailedError) {
+      for (const warning of error.report.warnings) logger.warn(warning);
+    }
+    throw error;
+  });
+  for (const warning of report.warnings) logger.warn(warning);
+  const reached = report.results.filter((result) => result.ok).length;
+  logger.info(
+    `verify ${report.level}: passed over ${report.interface} (${report.localAddress}), ${reached} check(s) in ${report.elapsedMs} ms`,
+  );
+  return report;
+}
