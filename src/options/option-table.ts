@@ -250,6 +250,14 @@ export const OPTIONS = {
     schema: port,
     shownDefault: 'the master port',
   }),
+  'probe-secret-file': optional({
+    type: 'string',
+    group: 'Verification',
+    describe:
+      'A secret every node of the job can read (a Kubernetes Secret): only nodes that have it register and mesh with --verify peers',
+    schema: path,
+    shownDefault: 'none: membership by the job token alone',
+  }),
   /** Megabits per second. */
   'min-bandwidth': optional({
     type: 'string',

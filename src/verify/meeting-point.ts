@@ -38,6 +38,8 @@ export interface MeetingPoint {
   clientIfTaken: boolean;
   /** What the registry binds: every address, as torch's store does. */
   wildcard: string;
+  /** How a node proves it belongs to the job: the public token, or a shared secret's. */
+  membership: { kind: 'token' } | { kind: 'secret'; file: string };
 }
 
 /** SPEC --probe-port, the rendezvous port by default; null where the nodes have no master to meet at. */
@@ -59,21 +61,52 @@ export async function meetingPoint(input: {
   facts: HostFacts;
   /** The rendezvous' family. */
   family: Family;
+  /** --probe-secret-file. */
+  secretFile: string | null;
 }): Promise<MeetingPoint> {
-  const { job, master, port, family } = input;
+  const { job, master, port, family, secretFile } = input;
   checkRegistryBound(job);
+  const secret = secretFile === null ? null : await readSecret(secretFile);
   const role = await masterRole(job, master, input.masterAddresses, input.facts, family);
   const address = input.masterAddresses.find((candidate) => familyOf(candidate) === family);
   if (address === undefined) throw new Error(`the master has no ${family} address`);
   return {
     master,
     port,
-    token: jobToken({ master, jobId: job.jobId, probePort: port }),
+    token: jobToken({ master, jobId: job.jobId, probePort: port, secret }),
     target: { address, port },
     hostsRegistry: role.role === 'store host',
     clientIfTaken: role.role === 'store host' && role.clientIfTaken !== null,
     wildcard: family === 'ipv6' ? '::' : '0.0.0.0',
+    membership: secretFile === null ? { kind: 'token' } : { kind: 'secret', file: secretFile },
   };
+}
+
+/** The secret's bytes, surrounding whitespace aside (a file written with echo ends in a newline). */
+async function readSecret(file: string): Promise<Buffer> {
+  let text: Buffer;
+  try {
+    text = await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigError(
+      `--probe-secret-file ${file} cannot be read (${code}): every node of the job needs the same secret file`,
+    );
+  }
+  const secret = Buffer.from(text.toString('latin1').trim(), 'latin1');
+  if (secret.length === 0) {
+    throw new ConfigError(
+      `--probe-secret-file ${file} is empty: the secret must be the same non-empty bytes on every node`,
+    );
+  }
+  return secret;
+}
+
+/** SPEC "Real jobs": the log says how membership is decided. */
+export function membershipLine(meeting: MeetingPoint): string {
+  return meeting.membership.kind === 'secret'
+    ? `probe membership: every node proves the job's shared secret (${meeting.membership.file}); a process without it is no member`
+    : "probe membership by token only: it is derived from the master's address and port and the job id, which are not secret, so it tells jobs apart but does not keep strangers out; --probe-secret-file makes it an authenticator";
 }
 
 /**

@@ -39,7 +39,13 @@ import { ATTEMPT_MS, endpointText } from './wait-for-endpoint.js';
 export interface PublishInput {
   options: Pick<
     Options,
-    'verify' | 'verifyTimeout' | 'probePort' | 'peers' | 'logLevel' | 'logFormat'
+    | 'verify'
+    | 'verifyTimeout'
+    | 'probePort'
+    | 'probeSecretFile'
+    | 'peers'
+    | 'logLevel'
+    | 'logFormat'
   >;
   job: JobShape;
   facts: HostFacts;
@@ -68,6 +74,7 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
     masterAddresses: input.masterAddresses,
     facts,
     family: context.family,
+    secretFile: options.probeSecretFile ?? null,
   });
   const { token, target } = meeting;
   const deadline = deadlineIn(options.verifyTimeout);

@@ -33,6 +33,7 @@ export async function verifyPlan(
     jobId: plan.job.jobId,
     nodeName: plan.job.nodeName ?? plan.facts.hostname,
     minBandwidthMbps: options.minBandwidth,
+    probeSecretFile: options.probeSecretFile,
   }).catch((error: unknown) => {
     // The warnings often say why it failed (a route through another interface): log them first.
     if (error instanceof VerificationFailedError) {

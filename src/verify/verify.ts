@@ -17,7 +17,7 @@ import { checkStorePort } from './check-store-port.js';
 import { type Deadline, deadlineIn, formatSeconds } from './clock.js';
 import { failureOf } from './failure.js';
 import { type MasterRole, masterRole } from './master-role.js';
-import { meetingPoint, probePortOf } from './meeting-point.js';
+import { meetingPoint, membershipLine, probePortOf } from './meeting-point.js';
 import { type ProbePeersOutcome, probePeers, type RendezvousOutcome } from './probe-peers.js';
 import {
   ATTEMPT_MS,
@@ -55,6 +55,8 @@ export interface VerifyInput {
   nodeName?: string;
   /** --min-bandwidth in Mbit/s: the throughput to the next node must reach it. */
   minBandwidthMbps?: number | null;
+  /** --probe-secret-file: the job's shared secret, which makes the probe's token an authenticator. */
+  probeSecretFile?: string | null;
   /** How long the throughput is measured (BANDWIDTH_WINDOW_MS); tests shorten it. */
   bandwidthWindowMs?: number;
 }
@@ -245,7 +247,9 @@ async function probeAll(
     masterAddresses: input.masterAddresses,
     facts: input.facts,
     family: input.masterFamily ?? decision.family,
+    secretFile: input.probeSecretFile ?? null,
   });
+  input.logger.info(membershipLine(meeting));
   const outcome = await probePeers({
     job,
     facts: input.facts,

@@ -7,6 +7,9 @@
  * Every run is bounded; waits are on observable state (a connection the
  * master holds, a port listening).
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';
@@ -99,6 +102,10 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
         ),
       );
       expect(probes(run)).toHaveLength(2);
+      // No secret given: the log says what the token is worth.
+      expect(run.logs.map((line) => line.msg)).toContainEqual(
+        expect.stringMatching(/^probe membership by token only: .* does not keep strangers out/),
+      );
     }
     // No sooner than the last call of 3 s, and not at the 40 s timeout.
     expect(performance.now() - started).toBeGreaterThanOrEqual(3_000);
@@ -178,6 +185,47 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     expect(late.report?.elapsedMs).toBeLessThan(10_000);
   });
 
+  it('with --probe-secret-file, a stranger who computes the public token and claims rank 1 is turned away; the real rank 1 passes', async () => {
+    const port = 29450;
+    const secret = join(mkdtempSync(join(tmpdir(), 'ncr-secret-')), 'probe-secret');
+    writeFileSync(secret, 'a Kubernetes Secret, mounted on every pod\n');
+    const rank = (n: number) => [
+      '--iface',
+      'ens3f0',
+      '--verify',
+      'peers',
+      '--verify-timeout',
+      '30s',
+      '--probe-secret-file',
+      secret,
+      '--nnodes=2',
+      `--node_rank=${n}`,
+      '--master_addr=node-a',
+      `--master_port=${port}`,
+      'train.py',
+    ];
+    const master = check('a', rank(0));
+    const stranger = await lab.exec(
+      'c',
+      'node',
+      ['--input-type=module', '-e', STRANGER, 'node-a', String(port)],
+      {
+        cwd: process.cwd(),
+        timeout: 40_000,
+      },
+    );
+    expect(JSON.parse(String(stranger.stdout))).toEqual({ v: 3, kind: 'reject', reason: 'token' });
+    const worker = await check('b', rank(1));
+    const fromMaster = await master;
+    for (const run of [fromMaster, worker]) {
+      expect(run.code, JSON.stringify(run.error)).toBe(0);
+      expect(run.logs.map((line) => line.msg)).toContainEqual(
+        `probe membership: every node proves the job's shared secret (${secret}); a process without it is no member`,
+      );
+    }
+    expect(probes(fromMaster)).toEqual([expect.objectContaining({ peer: 'node-b', ok: true })]);
+  });
+
   it('two jobs with rank 0 on one host at adjacent master ports, and two jobs sharing a node at the default port, all pass', async () => {
     const job = (master: Host, port: number, nodes: Host[]) =>
       nodes.map((host, rank) =>
@@ -209,3 +257,30 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     for (const run of sharing) expect(run.code, JSON.stringify(run.error)).toBe(0);
   });
 });
+
+/**
+ * A process on another host that knows the job (master name and port, no
+ * Slurm job id) and computes the public token as nccl-run does, then
+ * registers as rank 1: it prints the registry's first answer.
+ */
+const STRANGER = `
+import { connect } from 'node:net';
+import { jobToken } from './dist/verify/probe-token.js';
+import { encodeMessage } from './dist/verify/probe-protocol.js';
+const [host, port] = process.argv.slice(1);
+const token = jobToken({ master: { host, port: Number(port) }, jobId: null, probePort: Number(port) });
+const request = encodeMessage({ kind: 'register', token, node: { name: 'node-b', rank: 1 }, interface: 'ens3f0',
+  address: '198.18.40.2', port: 40000, speedMbps: null, portRange: [32768, 60999] });
+for (let waited = 0; ; waited += 100) {
+  const answer = await new Promise((resolve) => {
+    const socket = connect({ host, port: Number(port) }, () => socket.write(request));
+    let text = '';
+    socket.on('data', (chunk) => { text += chunk; if (text.includes('\\n')) { socket.destroy(); resolve(text.split('\\n')[0]); } });
+    socket.on('error', () => resolve(null));
+    socket.on('close', () => resolve(null));
+  });
+  if (answer !== null) { console.log(answer); break; }
+  if (waited > 30000) throw new Error('no master');
+  await new Promise((r) => setTimeout(r, 100));
+}
+`;

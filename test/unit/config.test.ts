@@ -219,6 +219,7 @@ const sample: Record<keyof typeof OPTIONS, string> = {
   'require-transport': 'ib',
   peers: 'n[1-2]',
   'probe-port': '29501',
+  'probe-secret-file': '/run/secrets/probe',
   'min-bandwidth': '1gbit',
   cluster: 'none',
   'nccl-debug': 'info',

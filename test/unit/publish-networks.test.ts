@@ -9,7 +9,7 @@ import { UnreachableError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
 import { type PublishInput, publishNetworks } from '../../src/verify/publish-networks.js';
 import { makeContext } from '../fixtures/facts/facts-fixtures.js';
-import { makeJob } from '../fixtures/job-shape.js';
+import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -51,15 +51,16 @@ function node(
       verify: 'peers',
       verifyTimeout: 1_000,
       probePort,
+      probeSecretFile: null,
       peers: null,
       logLevel: 'silent',
       logFormat: 'json',
       ...extra,
     },
     job: makeJob({
-      master: { host: '127.0.0.1', port: 29500, source: 'test' },
-      nnodes: { min: nnodes, max: nnodes, source: 'test' },
-      nodeRank: { value: rank, source: 'test' },
+      master: { host: '127.0.0.1', port: 29500, ...endpointOrigins('test') },
+      nnodes: { min: nnodes, max: nnodes, origin: originNamed('test') },
+      nodeRank: { value: rank, origin: originNamed('test') },
       clusterPeers: ['gpu-a', 'gpu-b', 'gpu-c'],
     }),
     facts,

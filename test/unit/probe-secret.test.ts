@@ -1,0 +1,73 @@
+/**
+ * The probe's membership (issue 21): without a secret the token is a hash
+ * of public parts, which anyone can compute; with --probe-secret-file it
+ * is an HMAC under the secret, the same on every node that reads the same
+ * bytes, and a file that cannot serve as one is one line naming it.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { meetingPoint } from '../../src/verify/meeting-point.js';
+import { jobToken } from '../../src/verify/probe-token.js';
+import { makeJob } from '../fixtures/job-shape.js';
+
+const parts = { master: { host: 'node01', port: 29500 }, jobId: '7002', probePort: 29500 };
+const dir = mkdtempSync(join(tmpdir(), 'ncr-probe-secret-'));
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+const meet = (secretFile: string | null) => {
+  const job = makeJob();
+  return meetingPoint({
+    job,
+    master: job.master as NonNullable<typeof job.master>,
+    port: 29500,
+    masterAddresses: ['127.0.0.1'],
+    facts: { hostname: 'node01', interfaces: [], routes: [] },
+    family: 'ipv4',
+    secretFile,
+  });
+};
+
+describe('the job token and its secret', () => {
+  it('is the public hash without a secret, and an HMAC under one that differs from it and by secret', () => {
+    const open = jobToken(parts);
+    const keyed = jobToken({ ...parts, secret: Buffer.from('s3cret') });
+    expect(keyed).toMatch(/^[0-9a-f]{32}$/);
+    expect(keyed).not.toBe(open);
+    expect(jobToken({ ...parts, secret: Buffer.from('s3cret') })).toBe(keyed);
+    expect(jobToken({ ...parts, secret: Buffer.from('other') })).not.toBe(keyed);
+  });
+
+  it('reads the same secret from files that differ only in surrounding whitespace, and says which membership holds', async () => {
+    const a = await meet(file('a', 's3cret\n'));
+    const b = await meet(file('b', '  s3cret'));
+    expect(a.token).toBe(b.token);
+    expect(a.token).toBe(
+      jobToken({
+        ...parts,
+        jobId: null,
+        master: { host: '127.0.0.1', port: 29500 },
+        secret: Buffer.from('s3cret'),
+      }),
+    );
+    expect(a.membership).toEqual({ kind: 'secret', file: join(dir, 'a') });
+    expect((await meet(null)).membership).toEqual({ kind: 'token' });
+  });
+
+  it('refuses a missing or an empty secret file in one line naming it', async () => {
+    await expect(meet(join(dir, 'missing'))).rejects.toThrow(ConfigError);
+    await expect(meet(join(dir, 'missing'))).rejects.toThrow(
+      `--probe-secret-file ${join(dir, 'missing')} cannot be read (ENOENT): every node of the job needs the same secret file`,
+    );
+    const empty = file('empty', ' \n');
+    await expect(meet(empty)).rejects.toThrow(
+      `--probe-secret-file ${empty} is empty: the secret must be the same non-empty bytes on every node`,
+    );
+  });
+});
