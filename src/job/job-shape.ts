@@ -1,4 +1,3 @@
-import type { Origin } from '../errors.js';
 import type { Setting } from './setting.js';
 
 /**
@@ -9,10 +8,8 @@ import type { Setting } from './setting.js';
 export interface RendezvousEndpoint {
   host: string;
   port: number;
-  /** Where the host came from (--master-addr, PET_RDZV_ENDPOINT, MASTER_ADDR, slurm, the default). */
-  origin: Origin;
-  /** Where the port came from: the host's own origin when one setting gave both. */
-  portOrigin: Origin;
+  /** Where the host and port came from, e.g. "argv --master-addr", "PET_MASTER_ADDR", "slurm", "default". */
+  source: string;
 }
 
 export interface JobShape {
@@ -26,9 +23,9 @@ export interface JobShape {
   master: RendezvousEndpoint | null;
   /** For the static backend the same as master; for c10d the --master-addr if given (for the "two networks" warning). */
   masterAddr: string | null;
-  nnodes: { min: number; max: number; origin: Origin };
+  nnodes: { min: number; max: number; source: string };
   /** This node's rank; null when elastic (c10d) and not given. */
-  nodeRank: { value: number; origin: Origin } | null;
+  nodeRank: { value: number; source: string } | null;
   standalone: boolean;
   /**
    * torch 2.x's --local-addr as torchrun gets it (the command line, else

@@ -7,7 +7,7 @@
  */
 
 import type { ClusterInfo } from '../cluster/schedulers.js';
-import { badValue, type Origin } from '../errors.js';
+import { badValue } from '../errors.js';
 import type { JobShape } from './job-shape.js';
 import { readNnodes } from './nnodes.js';
 import { parsePythonInt } from './python-builtins.js';
@@ -48,8 +48,8 @@ export function readJobShape(
     rdzvBackend,
     master: master.master,
     masterAddr: master.masterAddr,
-    nnodes: { min: nnodes.min, max: nnodes.max, origin: nnodes.origin },
-    nodeRank: nodeRank && { value: nodeRank.value, origin: nodeRank.origin },
+    nnodes: { min: nnodes.min, max: nnodes.max, source: nnodes.source },
+    nodeRank: nodeRank && { value: nodeRank.value, source: nodeRank.source },
     standalone,
     localAddr: readLocalAddr(args, env),
     fill,
@@ -129,7 +129,7 @@ function readNodeCount(
   args: TorchrunArgs,
   env: NodeJS.ProcessEnv,
   cluster: ClusterInfo | null,
-): { min: number; max: number; value: string; origin: Origin; fromCluster: boolean } {
+): { min: number; max: number; value: string; source: string; fromCluster: boolean } {
   // run.py: --nnodes defaults to "1:1".
   const setting: Setting =
     torchrunSetting(args, env, 'nnodes') ??
@@ -141,7 +141,7 @@ function readNodeCount(
     min: reading.min,
     max: reading.max,
     value: setting.value,
-    origin: setting.origin,
+    source: setting.origin.name,
     fromCluster: setting.origin.from === 'cluster',
   };
 }
@@ -152,7 +152,7 @@ function readNodeRank(
   env: NodeJS.ProcessEnv,
   cluster: ClusterInfo | null,
   isStatic: boolean,
-): { value: number; origin: Origin; fromCluster: boolean } | null {
+): { value: number; source: string; fromCluster: boolean } | null {
   const setting =
     torchrunSetting(args, env, 'node_rank') ??
     clusterSetting(cluster, cluster?.nodeRank) ??
@@ -162,5 +162,5 @@ function readNodeRank(
   if (value === null || value < 0) {
     throw badValue(setting.origin, setting.value, 'expected a node rank, 0 or more');
   }
-  return { value, origin: setting.origin, fromCluster: setting.origin.from === 'cluster' };
+  return { value, source: setting.origin.name, fromCluster: setting.origin.from === 'cluster' };
 }

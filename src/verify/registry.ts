@@ -49,7 +49,7 @@ export type Round = 'publish' | 'register';
 export function checkRegistryBound(job: Pick<JobShape, 'nnodes'>): void {
   if (job.nnodes.max > MAX_NODES) {
     throw new ConfigError(
-      `--verify peers checks at most ${MAX_NODES} nodes, and the job has ${job.nnodes.max} (${job.nnodes.origin.name}): use --verify master`,
+      `--verify peers checks at most ${MAX_NODES} nodes, and the job has ${job.nnodes.max} (${job.nnodes.source}): use --verify master`,
     );
   }
 }

@@ -3,6 +3,7 @@
 # once (shared/LAB.md):
 #   lab-root.sh trixie     torch 2.6 (torchrun 2.6, Gloo) and libnccl2 2.22
 #   lab-root.sh bookworm   torch 1.13 (torchrun 1.13, Gloo)
+#   lab-root.sh sid        torch 2.14 (torchrun 2.14, Gloo) and libnccl2 2.29 #sid
 # When this host is that Debian release and has the packages, the host itself
 # serves and it prints '/'. Otherwise the root is made with debootstrap under
 # $NCCL_RUN_LAB_CACHE (default /var/cache/nccl-run-lab), outside any checkout,
@@ -16,6 +17,8 @@ suite=${1:?usage: lab-root.sh trixie|bookworm}
 case $suite in
   trixie) packages=(python3-torch libnccl2) ;;
   bookworm) packages=(python3-torch) ;;
+  # sid's Release file is older than these machines' clock (signatures are still checked). #sid
+  sid) packages=(-o Acquire::Check-Valid-Until=false python3-torch libnccl2) ;; #sid
   *) echo "lab-root.sh: unknown suite '$suite' (trixie or bookworm)" >&2; exit 64 ;;
 esac
 mirror=http://deb.debian.org/debian
@@ -23,6 +26,7 @@ mirror=http://deb.debian.org/debian
 has_stack() { # ROOT: the launcher and, for trixie, NCCL are there
   [ -x "$1/usr/bin/torchrun" ] || return 1
   [ "$suite" != trixie ] || compgen -G "$1/usr/lib/*/libnccl.so.2" >/dev/null
+  [ "$suite" != sid ] || compgen -G "$1/usr/lib/*/libnccl.so.2" >/dev/null #sid
 }
 
 . /etc/os-release
@@ -33,6 +37,9 @@ fi
 
 cache=${NCCL_RUN_LAB_CACHE:-/var/cache/nccl-run-lab}
 recipe=$(sha256sum "$0" | cut -c1-12)
+# The lines ending in '#sid' added the sid root; trixie's and bookworm's recipe #sid
+# leaves them out, so that their cached roots (and their hash) stayed as they were. #sid
+[ "$suite" = sid ] || recipe=$(grep -v ' #sid$' "$0" | sha256sum | cut -c1-12) #sid
 root=$cache/$suite-$recipe
 marker=$root/.nccl-run-lab-ready
 
