@@ -18,11 +18,11 @@ import { ConfigError, NoInterfaceError, originText } from './errors.js';
 import type { Family, HostFacts, RouteAnswer } from './host/host-facts.js';
 import { familyOf, isLinkLocalAddress } from './host/ip-address.js';
 import { type NcclConf, readNcclConf } from './host/nccl-conf.js';
-import { findNcclVersion, type NcclVersion } from './host/nccl-version.js';
 import { readHostFacts } from './host/read-host-facts.js';
 import { routeTo } from './host/routes.js';
 import type { JobShape } from './job/job-shape.js';
 import { readJobShape } from './job/read-job-shape.js';
+import { torchrunTable } from './job/torchrun-options.js';
 import type { Settled } from './options/settle-options.js';
 import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js';
 import { buildExcludes } from './resolve/excludes.js';
@@ -30,6 +30,7 @@ import { addressesOf, resolveMaster } from './resolve/master.js';
 import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './resolve/nccl-pick.js';
 import { runChain } from './resolve/run-chain.js';
 import { isSingleNode } from './resolve/strategies/local.js';
+import { readStack, type Stack } from './stack/read-stack.js';
 import { assessTransport, type Transport } from './transport/assess-transport.js';
 
 export interface MasterInfo {
@@ -49,8 +50,10 @@ export interface Plan {
   variables: Variables;
   /** Where each kept variable came from: the environment, the env file, or one of NCCL's files. */
   keptFrom: Record<string, string>;
+  /** The torch and the NCCL the job will run (SPEC "The stack"). */
+  stack: Stack;
   /** The NCCL the job loads, its rules, and what it binds with the environment torchrun gets. */
-  nccl: { version: NcclVersion | null; rules: NcclRules; pick: NcclBind | null };
+  nccl: { version: string | null; source: string; rules: NcclRules; pick: NcclBind | null };
   /** What NCCL and Gloo would bind if nccl-run set nothing (SPEC "Outputs"). */
   unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
   /** The data plane NCCL will use, and --require-transport's verdict (SPEC "RDMA transport"). */
@@ -68,7 +71,7 @@ interface Inputs {
   /** The env file's extra keys below the process environment: what the user set. */
   userEnv: Record<string, string>;
   processEnv: Record<string, string>;
-  ncclVersion: NcclVersion | null;
+  stack: Stack;
   rules: NcclRules;
   /** NCCL's own files: the user's settings too, below the environment, as NCCL reads them. */
   conf: NcclConf;
@@ -148,16 +151,22 @@ async function readInputs(
   const { options } = settled;
   const processEnv = definedOnly(env);
   const userEnv = { ...settled.envFileExtras, ...processEnv };
+  // Which torch and NCCL the job runs decides how torchrun and NCCL are read.
+  const stack = readStack(options.torchrun, userEnv);
   // NCCL's files never go into the child's environment: NCCL reads them itself.
-  const ncclVersion = findNcclVersion(userEnv);
-  const conf = readNcclConf(userEnv, ncclVersion?.version ?? null);
+  const conf = readNcclConf(userEnv, stack.nccl.version);
 
   const ncclView = { ...conf.values, ...userEnv };
-  const rules = ncclRules(ncclVersion?.version ?? null);
+  const rules = ncclRules(stack.nccl.version);
   const userNcclIfname = options.force ? null : userValue(ncclView, 'NCCL_SOCKET_IFNAME');
   const commIdName = ncclView.NCCL_COMM_ID === undefined ? null : commIdHost(ncclView.NCCL_COMM_ID);
 
-  const job = readJobShape(torchrunArgv, userEnv, detectCluster(options.cluster, userEnv));
+  const job = readJobShape(
+    torchrunArgv,
+    userEnv,
+    detectCluster(options.cluster, userEnv),
+    torchrunTable(stack.torch.version),
+  );
   progress.job = job;
   // The host's facts are read while the names resolve and the kernel is asked
   // for the route to the master: independent waits, overlapped. The same
@@ -219,7 +228,7 @@ async function readInputs(
   return {
     userEnv,
     processEnv,
-    ncclVersion,
+    stack,
     rules,
     conf,
     job,
@@ -304,7 +313,13 @@ function derive(
       ],
     },
     keptFrom,
-    nccl: { version: inputs.ncclVersion, rules: inputs.rules, pick: picture.pick },
+    stack: inputs.stack,
+    nccl: {
+      version: inputs.stack.nccl.version,
+      source: inputs.stack.nccl.source,
+      rules: inputs.rules,
+      pick: picture.pick,
+    },
     unmanaged: picture.unmanaged,
     transport,
     peers: options.peers ?? job.clusterPeers,

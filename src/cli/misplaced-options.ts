@@ -10,14 +10,14 @@
  */
 import { UsageError } from '../errors.js';
 import { parseTorchrunArgs } from '../job/torchrun-args.js';
-import { TORCHRUN_OPTIONS } from '../job/torchrun-options.js';
+import { UNION_TABLE } from '../job/torchrun-options.js';
 import { COMMAND_FLAGS, OPTIONS } from '../options/option-table.js';
 import type { SplitArgv } from './split-argv.js';
 
 const OWN_OPTIONS = Object.keys({ ...OPTIONS, ...COMMAND_FLAGS }).map((name) => `--${name}`);
-const TORCHRUN_STRINGS = TORCHRUN_OPTIONS.flatMap((option) => option.strings).filter((string) =>
-  string.startsWith('--'),
-);
+const TORCHRUN_STRINGS = UNION_TABLE.options
+  .flatMap((option) => option.strings)
+  .filter((string) => string.startsWith('--'));
 
 export function checkTorchrunPart({ torchrun }: SplitArgv): void {
   const parsed = parseTorchrunArgs(torchrun);

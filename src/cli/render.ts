@@ -28,9 +28,11 @@ export function explainJson(plan: Plan) {
     keptFrom: plan.keptFrom,
     warnings: variables.warnings,
     command: plan.command,
+    torch: { version: plan.stack.torch.version, source: plan.stack.torch.source },
     nccl: {
-      version: plan.nccl.version?.version ?? null,
-      versionSource: plan.nccl.version?.source ?? null,
+      version: plan.nccl.version,
+      source: plan.nccl.source,
+      library: plan.stack.nccl.library,
       rules: plan.nccl.rules,
       pick: plan.nccl.pick,
     },
@@ -133,6 +135,7 @@ export function explainText(plan: Plan): string {
     masterLine(master),
     jobLine(plan.job),
     decisionLine(decision),
+    `Torch      ${plan.stack.torch.version ?? 'version unknown'} (${plan.stack.torch.source})`,
     `NCCL       ${ncclLine(plan)}`,
     `Unmanaged  with nothing set, NCCL would bind ${bindText(plan.unmanaged.nccl)} and Gloo ${bindText(plan.unmanaged.gloo)}`,
     ...transportLines(plan.transport, plan.facts.rdma),
@@ -169,9 +172,8 @@ export function launchSummary(plan: Plan): string {
 
 /** "2.22.3 (NCCL_VERSION), rules 2.19-2.27: binds eth1 198.18.2.5 with these variables" */
 function ncclLine(plan: Plan): string {
-  const { version, rules, pick } = plan.nccl;
-  const found = version === null ? 'version unknown' : `${version.version} (${version.source})`;
-  return `${found}, rules ${rules}: with these variables it binds ${bindText(pick)}`;
+  const { version, source, rules, pick } = plan.nccl;
+  return `${version ?? 'version unknown'} (${source}), rules ${rules}: with these variables it binds ${bindText(pick)}`;
 }
 
 function bindText(bind: NcclBind | null): string {

@@ -30,20 +30,53 @@ export function findNcclVersion(
   env: Readonly<Record<string, string | undefined>>,
   root = '',
 ): NcclVersion | null {
+  const declared = declaredNcclVersion(env);
+  if (declared !== null) return declared;
+  const found = libraryPathNccl(env, root);
+  return found?.version ?? null;
+}
+
+/** NCCL_VERSION as NVIDIA's images set it: X.Y.Z, any `-1` or `+cuda12.4` suffix ignored. */
+export function declaredNcclVersion(
+  env: Readonly<Record<string, string | undefined>>,
+): NcclVersion | null {
   const declared = /^(\d+\.\d+\.\d+)(?:[-+].*)?$/.exec(env.NCCL_VERSION ?? '')?.[1];
-  if (declared !== undefined) return { version: declared, source: 'NCCL_VERSION' };
+  return declared === undefined ? null : { version: declared, source: 'NCCL_VERSION' };
+}
+
+/**
+ * The first libnccl.so.2 on the library path and in the system's folders,
+ * and the version its link names (null: a file that is no link to a
+ * versioned one); null when there is none.
+ */
+export function libraryPathNccl(
+  env: Readonly<Record<string, string | undefined>>,
+  root = '',
+): { file: string; version: NcclVersion | null } | null {
   const dirs = [
     ...(env.LD_LIBRARY_PATH ?? '').split(':').filter((dir) => dir !== ''),
     ...ldSoConfDirs(root, '/etc/ld.so.conf', 0),
     ...DEFAULT_DIRS,
   ];
   for (const dir of dirs) {
-    const target = linkTarget(join(root, dir, SONAME));
-    if (target === 'missing') continue;
-    const version = target === null ? undefined : VERSIONED.exec(target)?.[1];
-    return version === undefined ? null : { version, source: join(dir, target as string) };
+    const found = versionedLibrary(dir, root);
+    if (found !== null) return found;
   }
   return null;
+}
+
+/** libnccl.so.2 in one folder and the versioned file it links to; null when the folder has none. */
+export function versionedLibrary(
+  dir: string,
+  root = '',
+): { file: string; version: NcclVersion | null } | null {
+  const target = linkTarget(join(root, dir, SONAME));
+  if (target === 'missing') return null;
+  const version = target === null ? undefined : VERSIONED.exec(target)?.[1];
+  return {
+    file: join(dir, SONAME),
+    version: version === undefined ? null : { version, source: join(dir, target as string) },
+  };
 }
 
 /**

@@ -16,27 +16,39 @@ import { readMaster } from './rendezvous-master.js';
 import { clusterSetting, defaultSetting, type Setting } from './setting.js';
 import { parseTorchrunArgs, type TorchrunArgs } from './torchrun-args.js';
 import { checkTorchrunEnvironment, torchrunFlag, torchrunSetting } from './torchrun-environment.js';
+import { type TorchrunTable, UNION_TABLE } from './torchrun-options.js';
 
-/** Reads the job's shape from torchrun's argv, PET_*, MASTER_*, the cluster and torchrun's defaults. */
+/**
+ * Reads the job's shape from torchrun's argv, PET_*, MASTER_*, the cluster
+ * and torchrun's defaults, as the torchrun of `table` reads them.
+ */
 export function readJobShape(
   torchrunArgv: readonly string[],
   env: NodeJS.ProcessEnv,
   cluster: ClusterInfo | null,
+  table: TorchrunTable = UNION_TABLE,
 ): JobShape {
-  const args = parseTorchrunArgs(torchrunArgv);
+  const args = parseTorchrunArgs(torchrunArgv, table);
   checkTorchrunEnvironment(args, env);
 
   const standalone = torchrunFlag(args, env, 'standalone');
-  const rdzvBackend = standalone ? 'c10d' : readBackend(args, env);
   // --standalone is one node on localhost by definition: what the cluster
   // says about a multi-node job would only make torchrun wait for nodes that
   // never come.
   const filling = standalone ? null : cluster;
+  const nnodes = readNodeCount(args, env, filling);
+  const localC10d = !standalone && becomesLocalC10d(args, env, filling, nnodes.max);
+  const rdzvBackend = standalone || localC10d ? 'c10d' : readBackend(args, env);
 
   const isHost = readRendezvousHost(args, env, rdzvBackend);
   const lastCallTimeoutS = readLastCall(args, env);
-  const master = readMaster(args, env, { backend: rdzvBackend, standalone }, filling);
-  const nnodes = readNodeCount(args, env, filling);
+  // Like --standalone, 2.14's local c10d makes its own endpoint on localhost:0.
+  const master = readMaster(
+    args,
+    env,
+    { backend: rdzvBackend, standalone: standalone || localC10d },
+    filling,
+  );
   const nodeRank = readNodeRank(args, env, filling, rdzvBackend === 'static');
 
   const fill: Record<string, string> = { ...master.fill };
@@ -60,6 +72,31 @@ export function readJobShape(
     isHost,
     ...(lastCallTimeoutS !== null && { lastCallTimeoutS }),
   };
+}
+
+/**
+ * torch 2.14's run(): with --master-port defaulting to None, a static job
+ * (no --rdzv-backend or `static`) with no --rdzv-endpoint, no port and at
+ * most one node becomes c10d on localhost:0, and its --master-addr is not
+ * used. A port nccl-run would export (MASTER_PORT, the cluster's) counts as
+ * given, as torchrun then gets it as PET_MASTER_PORT.
+ */
+function becomesLocalC10d(
+  args: TorchrunArgs,
+  env: NodeJS.ProcessEnv,
+  cluster: ClusterInfo | null,
+  maxNodes: number,
+): boolean {
+  if (!args.table.singleNodeC10d || maxNodes > 1) return false;
+  const backend = torchrunSetting(args, env, 'rdzv_backend');
+  if (backend !== null && backend.value !== 'static') return false;
+  if (torchrunSetting(args, env, 'rdzv_endpoint')?.value) return false;
+  const port =
+    torchrunSetting(args, env, 'master_port') ??
+    (env.MASTER_PORT?.trim() || null) ??
+    cluster?.masterPort ??
+    null;
+  return port === null;
 }
 
 /**

@@ -1,14 +1,20 @@
 /**
  * torchrun's argv read the way its argparse parser reads it (CPython
  * Lib/argparse.py `_parse_optional`, `_get_option_tuples`,
- * `consume_optional`, over the options of torchrun-options.ts), up to the
- * training script: the first positional. Everything from the script on is the
- * script's, and is never looked at, even when it looks like torchrun's or
- * nccl-run's flags.
+ * `consume_optional`, over one torch version's options, torchrun-options.ts),
+ * up to the training script: the first positional. Everything from the
+ * script on is the script's, and is never looked at, even when it looks like
+ * torchrun's or nccl-run's flags.
+ *
+ * An option string of another torch version's table (`--master-addr` to
+ * torch 1.13, `--log-line-prefix-template` to 2.6) is read as that version
+ * reads it and listed in `otherVersions`: the installed torchrun stops at it
+ * ("unrecognized arguments") whatever nccl-run makes of it, and reading its
+ * value keeps the word after it from passing for the script.
  */
 import { badValue, UsageError } from '../errors.js';
 import { isPythonFloat, parsePythonInt } from './python-builtins.js';
-import { OPTION_BY_STRING, type TorchrunOption } from './torchrun-options.js';
+import { type TorchrunOption, type TorchrunTable, UNION_TABLE } from './torchrun-options.js';
 
 export interface GivenValue {
   value: string;
@@ -25,8 +31,12 @@ export interface TorchrunArgs {
   scriptIndex: number | null;
   /** Option-like tokens torchrun does not know: its argparse takes no value for them, then fails. */
   unrecognized: string[];
-  /** -h/--help: argparse prints the help and exits there, reading nothing after it. */
+  /** -h/--help (or 2.14's --print-completion): argparse prints and exits there, reading nothing after it. */
   help: boolean;
+  /** The table the argv was read with. */
+  table: TorchrunTable;
+  /** Option strings only another torch version's torchrun has (see above), as given. */
+  otherVersions: string[];
 }
 
 interface OptionMatch {
@@ -39,17 +49,31 @@ interface OptionMatch {
 /** argparse `_negative_number_matcher` (Python 3.11): such tokens are positionals. */
 const NEGATIVE_NUMBER = /^-\d+$|^-\d*\.\d+$/;
 
-export function parseTorchrunArgs(argv: readonly string[]): TorchrunArgs {
+export function parseTorchrunArgs(
+  argv: readonly string[],
+  table: TorchrunTable = UNION_TABLE,
+): TorchrunArgs {
   const values = new Map<string, GivenValue>();
   const flags = new Map<string, string>();
   const unrecognized: string[] = [];
+  const otherVersions: string[] = [];
   const result = (scriptIndex: number | null, help = false): TorchrunArgs => ({
     values,
     flags,
     scriptIndex,
     unrecognized,
     help,
+    table,
+    otherVersions,
   });
+  const matchOption = (token: string): OptionMatch | null => {
+    const own = matchIn(token, table);
+    if (own === null || own.option !== null || table === UNION_TABLE) return own;
+    const other = attempt(() => matchIn(token, UNION_TABLE));
+    if (other?.option == null) return own;
+    otherVersions.push(token);
+    return other;
+  };
 
   let index = 0;
   while (index < argv.length) {
@@ -69,12 +93,12 @@ export function parseTorchrunArgs(argv: readonly string[]): TorchrunArgs {
     let help = false;
     for (;;) {
       const option = match.option as TorchrunOption;
-      if (option.kind === 'value') {
+      if (option.kind === 'value' || option.kind === 'print') {
         let value = match.attached;
         if (value === null) {
           value = argv[index] ?? null;
           // The next token must be an argument ('A' in argparse's pattern), not `--` or an option.
-          if (value === null || value === '--' || matchOption(value) !== null) {
+          if (value === null || value === '--' || peekOption(value, table) !== null) {
             throw new UsageError(
               `torchrun argument ${match.optionString}: expected one argument${value === null ? '' : `, got '${value}'`}`,
             );
@@ -83,34 +107,54 @@ export function parseTorchrunArgs(argv: readonly string[]): TorchrunArgs {
         }
         if (!help) checkType(option, match.optionString, value);
         values.set(option.dest, { value, optionString: match.optionString });
+        if (option.kind === 'print') help = true;
         break;
       }
       if (option.kind === 'help') help = true;
       else flags.set(option.dest, match.optionString);
       if (match.attached === null) break;
-      match = gluedOption(token, match, match.attached);
+      match = gluedOption(token, match, match.attached, table);
     }
     if (help) return result(null, true);
   }
   return result(null);
 }
 
+/** Whether argparse takes `token` for an option ('O' in its pattern): an ambiguous one is one too. */
+function peekOption(token: string, table: TorchrunTable): OptionMatch | null {
+  try {
+    return matchIn(token, table);
+  } catch {
+    return { option: null, optionString: token, attached: null };
+  }
+}
+
+function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
 /** argparse `_parse_optional`: null for a positional; option null for an unknown option. */
-function matchOption(token: string): OptionMatch | null {
+function matchIn(token: string, table: TorchrunTable): OptionMatch | null {
   if (token === '' || !token.startsWith('-')) return null;
-  const exact = OPTION_BY_STRING.get(token);
+  const exact = table.byString.get(token);
   if (exact !== undefined) return { option: exact, optionString: token, attached: null };
   if (token.length === 1) return null;
 
   const equals = token.indexOf('=');
   if (equals !== -1) {
     const name = token.slice(0, equals);
-    const option = OPTION_BY_STRING.get(name);
+    const option = table.byString.get(name);
     if (option !== undefined)
       return { option, optionString: name, attached: token.slice(equals + 1) };
   }
 
-  const candidates = token.startsWith('--') ? longPrefixMatches(token) : shortMatches(token);
+  const candidates = token.startsWith('--')
+    ? longPrefixMatches(token, table)
+    : shortMatches(token, table);
   if (new Set(candidates.map((c) => c.option)).size > 1) {
     throw new UsageError(
       `torchrun argument ${token}: ambiguous abbreviation, torchrun stops with "could match ${candidates.map((c) => c.optionString).join(', ')}"; write the option in full`,
@@ -129,12 +173,12 @@ function matchOption(token: string): OptionMatch | null {
 }
 
 /** `--pre[=value]`: every long option string that starts with `--pre` (allow_abbrev). */
-function longPrefixMatches(token: string): OptionMatch[] {
+function longPrefixMatches(token: string, table: TorchrunTable): OptionMatch[] {
   const equals = token.indexOf('=');
   const prefix = equals === -1 ? token : token.slice(0, equals);
   const attached = equals === -1 ? null : token.slice(equals + 1);
   const matches: OptionMatch[] = [];
-  for (const [optionString, option] of OPTION_BY_STRING) {
+  for (const [optionString, option] of table.byString) {
     if (optionString.startsWith(prefix)) matches.push({ option, optionString, attached });
   }
   return matches;
@@ -145,21 +189,26 @@ function longPrefixMatches(token: string): OptionMatch[] {
  * match single-dash option strings longer than two characters by prefix;
  * torchrun has none.)
  */
-function shortMatches(token: string): OptionMatch[] {
+function shortMatches(token: string, table: TorchrunTable): OptionMatch[] {
   const optionString = token.slice(0, 2);
-  const option = OPTION_BY_STRING.get(optionString);
+  const option = table.byString.get(optionString);
   return option === undefined ? [] : [{ option, optionString, attached: token.slice(2) }];
 }
 
 /** The option glued after a one-letter flag: `-mr3` → `-r` with `3`. */
-function gluedOption(token: string, flag: OptionMatch, attached: string): OptionMatch {
+function gluedOption(
+  token: string,
+  flag: OptionMatch,
+  attached: string,
+  table: TorchrunTable,
+): OptionMatch {
   if (flag.optionString.startsWith('--') || attached === '') {
     throw new UsageError(
       `torchrun argument ${token}: ${flag.optionString} takes no value, got '${attached}'`,
     );
   }
   const optionString = `-${attached[0]}`;
-  const option = OPTION_BY_STRING.get(optionString);
+  const option = table.byString.get(optionString);
   if (option === undefined) {
     throw new UsageError(
       `torchrun argument ${token}: ${flag.optionString} takes no value, and ${optionString} is not a torchrun option`,

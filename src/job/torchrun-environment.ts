@@ -10,12 +10,7 @@ import { badValue } from '../errors.js';
 import { isPythonFloat, parsePythonInt } from './python-builtins.js';
 import type { Setting } from './setting.js';
 import type { TorchrunArgs } from './torchrun-args.js';
-import {
-  OPTION_BY_DEST,
-  petVariable,
-  TORCHRUN_OPTIONS,
-  type TorchrunOption,
-} from './torchrun-options.js';
+import { petVariable, type TorchrunOption, UNION_TABLE } from './torchrun-options.js';
 
 /** The option's value as torchrun gets it: the command line, else PET_<DEST>; null when neither. */
 export function torchrunSetting(
@@ -27,7 +22,9 @@ export function torchrunSetting(
   if (given !== undefined) {
     return { value: given.value, origin: { name: given.optionString, from: 'argv' } };
   }
-  const option = optionFor(dest);
+  const option = optionFor(args, dest);
+  // A torchrun without the option (1.13's without --local-addr) reads no PET_ variable for it.
+  if (option === undefined) return null;
   const variable = petVariable(option);
   const value = env[variable];
   if (!option.pet || value === undefined) return null;
@@ -37,7 +34,9 @@ export function torchrunSetting(
 /** A store_true-like flag: on the command line, or PET_<DEST> a non-zero integer. */
 export function torchrunFlag(args: TorchrunArgs, env: NodeJS.ProcessEnv, dest: string): boolean {
   if (args.flags.has(dest)) return true;
-  const value = env[petVariable(optionFor(dest))];
+  const option = optionFor(args, dest);
+  if (option === undefined) return false;
+  const value = env[petVariable(option)];
   return value !== undefined && (parsePythonInt(value) ?? 0) !== 0;
 }
 
@@ -50,7 +49,7 @@ export function torchrunFlag(args: TorchrunArgs, env: NodeJS.ProcessEnv, dest: s
  * which --help never reaches).
  */
 export function checkTorchrunEnvironment(args: TorchrunArgs, env: NodeJS.ProcessEnv): void {
-  for (const option of TORCHRUN_OPTIONS) {
+  for (const option of args.table.options) {
     const variable = petVariable(option);
     const value = env[variable];
     if (!option.pet || value === undefined) continue;
@@ -68,8 +67,8 @@ export function checkTorchrunEnvironment(args: TorchrunArgs, env: NodeJS.Process
   }
 }
 
-function optionFor(dest: string): TorchrunOption {
-  const option = OPTION_BY_DEST.get(dest);
-  if (option === undefined) throw new Error(`torchrun has no option with dest '${dest}'`);
-  return option;
+/** The option of the argv's table; undefined where only another version's torchrun has it. */
+function optionFor(args: TorchrunArgs, dest: string): TorchrunOption | undefined {
+  if (!UNION_TABLE.byDest.has(dest)) throw new Error(`torchrun has no option with dest '${dest}'`);
+  return args.table.byDest.get(dest);
 }

@@ -27,11 +27,11 @@
  */
 import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../host/host-facts.js';
 import { familyOf, isLoopbackAddress, prefixContains, withoutZone } from '../host/ip-address.js';
+import { NCCL_RULES, type NcclRules } from '../stack/nccl-rules.js';
 import { ncclHonoursIfname, ncclIfnameMatches, parseNcclIfname } from './nccl-ifname.js';
 import { isUp } from './usable.js';
 
-/** The two rule sets SPEC names: before and from NCCL 2.28. */
-export type NcclRules = '2.19-2.27' | '2.28+';
+export { type NcclRules, ncclRules } from '../stack/nccl-rules.js';
 
 /** NCCL_SOCKET_FAMILY's two values (ncclEnvSocketFamily strcmp()s exactly these). */
 export const SOCKET_FAMILY: Record<Family, string> = { ipv4: 'AF_INET', ipv6: 'AF_INET6' };
@@ -57,13 +57,6 @@ export function ncclSettings(env: Readonly<Record<string, string | undefined>>):
   };
 }
 
-/** The rules of a version "X.Y.Z"; unknown (null) gets the newest. */
-export function ncclRules(version: string | null): NcclRules {
-  const [major = 0, minor = 0] = (version ?? '').split('.').map(Number);
-  if (version === null || major > 2 || (major === 2 && minor >= 28)) return '2.28+';
-  return '2.19-2.27';
-}
-
 /** The bootstrap's pick under `settings`; commIdAddress: what NCCL_COMM_ID's host resolves to. */
 export function ncclPick(
   facts: HostFacts,
@@ -78,11 +71,7 @@ export function ncclPick(
   if (settings.ifname !== null && ncclHonoursIfname(settings.ifname)) {
     return findInterface(facts, settings.ifname, family, rules);
   }
-  const defaults =
-    rules === '2.28+'
-      ? ['ib', '^docker,lo,virbr', 'docker', 'lo', 'virbr']
-      : ['ib', '^docker,lo', 'docker', 'lo'];
-  for (const list of defaults) {
+  for (const list of NCCL_RULES[rules].defaultIfnames) {
     const found = findInterface(facts, list, family, rules);
     if (found !== null) return found;
   }
@@ -161,7 +150,7 @@ function findInterface(
   for (const { iface, address } of walk(facts)) {
     // Cheapest test first: this walk runs over every address of a host with a thousand veths.
     if (!ncclIfnameMatches(parsed, iface.name)) continue;
-    if (rules === '2.28+' && !isUp(iface)) continue;
+    if (NCCL_RULES[rules].skipsNotRunning && !isUp(iface)) continue;
     if (family !== null && address.family !== family) continue;
     // ::1 is the only IPv6 loopback address.
     if (address.family === 'ipv6' && isLoopbackAddress(address.address)) continue;

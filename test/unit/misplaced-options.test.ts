@@ -49,9 +49,9 @@ describe('checkTorchrunPart', () => {
       "unknown option '--nnodse': did you mean torchrun's --nnodes?",
     ],
     [
-      'an option no known torchrun has, before a word (torch 2.14 --log-line-prefix-template)',
-      ['--log-line-prefix-template', '[x]', '--nnodes=2', 'train.py'],
-      "torchrun option '--log-line-prefix-template' is unknown to the torchrun versions nccl-run knows, so '[x]' after it may be its value or the training script; write --log-line-prefix-template=VALUE, or put -- before the script",
+      'an option no known torchrun has (a torch newer than the tables), before a word',
+      ['--trace-export-dir', '[x]', '--nnodes=2', 'train.py'],
+      "torchrun option '--trace-export-dir' is unknown to the torchrun versions nccl-run knows, so '[x]' after it may be its value or the training script; write --trace-export-dir=VALUE, or put -- before the script",
     ],
   ])('%s: 64', (_name, argv, message) => {
     expect(check(argv)).toThrow(UsageError);
@@ -60,9 +60,13 @@ describe('checkTorchrunPart', () => {
 
   it.each([
     ['torchrun options and the script', ['--nnodes=2', '--nproc-per-node', '8', 'train.py']],
-    ['an unknown option with =value', ['--log-line-prefix-template=[x]', 'train.py']],
-    ['an unknown flag before another option', ['--print-completion', '--nnodes=2', 'train.py']],
-    ['an unknown flag before --', ['--print-completion', '--', 'train.py']],
+    [
+      "torch 2.14's --log-line-prefix-template and its value",
+      ['--log-line-prefix-template', '[x]', '--nnodes=2', 'train.py'],
+    ],
+    ['an unknown option with =value', ['--trace-export-dir=[x]', 'train.py']],
+    ['an unknown flag before another option', ['--trace-export', '--nnodes=2', 'train.py']],
+    ['an unknown flag before --', ['--trace-export', '--', 'train.py']],
     ['our options after the script are the script’s', ['train.py', '--iface', 'x', '--ifcae']],
     ['an unknown option far from any of ours', ['--frobnicate=1', 'train.py']],
     ['nothing', []],

@@ -7,6 +7,7 @@
  */
 import { originText } from '../../errors.js';
 import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../../host/host-facts.js';
+import { NCCL_RULES } from '../../stack/nccl-rules.js';
 import { predicate } from '../candidates.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
@@ -114,7 +115,9 @@ function syntaxHint(value: string): string {
 
 /** Why NCCL takes no address of a matching interface. */
 function nothingTaken(iface: InterfaceFacts, family: string, context: ResolveContext): string {
-  if (context.ncclRules === '2.28+' && !isUp(iface)) return 'not running (NCCL 2.28+ skips it)';
+  if (NCCL_RULES[context.ncclRules].skipsNotRunning && !isUp(iface)) {
+    return `not running (NCCL ${context.ncclRules} skips it)`;
+  }
   const wanted = socketFamily(family);
   const taken = iface.addresses.filter((a) => wanted === null || a.family === wanted);
   if (taken.length === 0)

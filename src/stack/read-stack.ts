@@ -1,0 +1,25 @@
+/**
+ * Which torch and which NCCL the job will run (SPEC "The stack"), read
+ * before deciding, from files only: the torch of the Python the launcher
+ * runs (torch-install.ts), and the NCCL that torch will load
+ * (nccl-library.ts). The torch picks torchrun's option table, defaults and
+ * store-host rule; the NCCL picks its interface-selection rules
+ * (nccl-rules.ts).
+ */
+import { findNccl, type NcclLibrary } from './nccl-library.js';
+import { findTorch, type TorchInstall } from './torch-install.js';
+
+export interface Stack {
+  torch: TorchInstall;
+  nccl: NcclLibrary;
+}
+
+/** launcher: --torchrun's words; env: the job's environment (PATH, PYTHONPATH, LD_LIBRARY_PATH, ...). */
+export function readStack(
+  launcher: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  root = '',
+): Stack {
+  const torch = findTorch(launcher, env, root);
+  return { torch, nccl: findNccl(torch, env, root) };
+}
