@@ -58,6 +58,7 @@ const MB = 1_000_000;
 tier('Docker: the image, compose, docker stop, env files, host networking', unavailable, () => {
   let engine: DockerEngine | undefined;
   let build = { output: '' };
+  let buildInputs: { images: { node: string; pytorch: string }; debs: string } | undefined;
   const work = mkdtempSync(join(tmpdir(), 'ncr-docker-work-'));
   const removeOnSignal = new Map<NodeJS.Signals, () => void>();
 
@@ -77,6 +78,7 @@ tier('Docker: the image, compose, docker stop, env files, host networking', unav
     const images = { pytorch: await pytorchImage(engine, labPath), node: await nodeImage(engine) };
     const based = performance.now();
     build = await buildTrainImage(engine, images, debs);
+    buildInputs = { images, debs };
     const phase = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
     process.stderr.write(
       `docker tier: compose v2 and engine ${phase(started, up)}, base images ${phase(up, based)}, nccl-run image ${phase(based, performance.now())}\n`,
@@ -490,6 +492,29 @@ tier('Docker: the image, compose, docker stop, env files, host networking', unav
       await e.inNamespace('ip', ['link', 'del', 'ens3'], { reject: false });
       await execa('ip', ['netns', 'del', peer], { reject: false });
     }
+  });
+
+  it("builds as written with the classic builder too (DOCKER_BUILDKIT=0, Docker 20.10's default)", async () => {
+    const tag = 'nccl-run-lab/train-classic:latest';
+    const inputs = buildInputs as NonNullable<typeof buildInputs>;
+    const classic = await buildTrainImage(engine as DockerEngine, inputs.images, inputs.debs, {
+      tag,
+      buildkit: false,
+    });
+    expect(classic.output).toMatch(/^Successfully tagged nccl-run-lab\/train-classic:latest$/m);
+    const mode = await docker([
+      'run',
+      '--rm',
+      '--entrypoint',
+      'stat',
+      tag,
+      '-c',
+      '%a',
+      '/usr/local/bin/nccl-run',
+    ]);
+    expect(mode.stdout).toBe('755');
+    const explained = await docker(['run', '--rm', tag]);
+    expect(explained.stdout).toMatch(/^Decision\s+lo 127\.0\.0\.1 /m);
   });
 
   it('a `# syntax=` line is what fails offline: BuildKit fetches its front end from Docker Hub', async () => {

@@ -119,7 +119,8 @@ export async function nodeImage(engine: DockerEngine): Promise<string> {
   const { stdout: nodeVersion } = await execa(node, ['--version']);
   const lock = readFileSync(join(CHECKOUT, 'package-lock.json'), 'utf8');
   const npmVersion = JSON.parse(readFileSync(join(npmDir, 'package.json'), 'utf8')).version;
-  const tag = `nccl-run-lab/node:${hash(nodeVersion, npmVersion, lock)}`;
+  // The recipe's own version: bump it when the root below changes.
+  const tag = `nccl-run-lab/node:${hash('busybox applets', nodeVersion, npmVersion, lock)}`;
   if (await hasImage(engine, tag)) return tag;
 
   const root = mkdtempSync(join(tmpdir(), 'ncr-docker-node-'));
@@ -134,7 +135,10 @@ export async function nodeImage(engine: DockerEngine): Promise<string> {
     mkdirSync(join(root, 'bin'));
     mkdirSync(join(root, 'usr/bin'), { recursive: true });
     copyFileSync(busybox, join(root, 'bin/busybox'));
-    symlinkSync('busybox', join(root, 'bin/sh'));
+    // sh, env, chmod and the rest of what a slim Debian image has in coreutils.
+    const { stdout: applets } = await execa(busybox, ['--list']);
+    for (const applet of applets.split('\n').filter((name) => /^[\w.[-]+$/.test(name)))
+      if (applet !== 'busybox') symlinkSync('busybox', join(root, 'bin', applet));
     symlinkSync('../../bin/busybox', join(root, 'usr/bin/env'));
     mkdirSync(join(root, 'etc'));
     writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\n');
@@ -185,13 +189,15 @@ export async function nodeImage(engine: DockerEngine): Promise<string> {
 
 /**
  * Builds Dockerfile.example as written (the checkout is the context), with
- * the tier's mirror serving its apt-get, and tags it `nccl-run-train:latest`.
- * Returns the build's output.
+ * the tier's mirror serving its apt-get: with BuildKit (DOCKER_BUILDKIT=1)
+ * as `nccl-run-train:latest`, or with the classic builder, Docker 20.10's
+ * default. Returns the build's output.
  */
 export async function buildTrainImage(
   engine: DockerEngine,
   images: { node: string; pytorch: string },
   debs: string,
+  { tag = TRAIN_IMAGE, buildkit = true }: { tag?: string; buildkit?: boolean } = {},
 ): Promise<{ output: string }> {
   const mirror = engine.inNamespace('node', [
     MIRROR_SCRIPT,
@@ -212,7 +218,7 @@ export async function buildTrainImage(
     const built = await engine.docker(
       [
         'build',
-        '--progress=plain',
+        ...(buildkit ? ['--progress=plain'] : []),
         '-f',
         'Dockerfile.example',
         '--build-arg',
@@ -220,10 +226,14 @@ export async function buildTrainImage(
         '--build-arg',
         `PYTORCH_IMAGE=${images.pytorch}`,
         '-t',
-        TRAIN_IMAGE,
+        tag,
         '.',
       ],
-      { cwd: CHECKOUT, all: true },
+      {
+        cwd: CHECKOUT,
+        all: true,
+        env: { ...engine.env, DOCKER_BUILDKIT: buildkit ? '1' : '0' },
+      },
     );
     return { output: String(built.all ?? '') };
   } finally {

@@ -231,6 +231,13 @@ describe('docker', () => {
     expect(dockerfile).not.toMatch(/^#\s*syntax\s*=/im);
   });
 
+  it('uses nothing the classic builder lacks (Docker 20.10 builds with it by default): no --chmod, --link, RUN --mount', () => {
+    expect(instructions.filter((line) => /--chmod|--link|--mount|<</.test(line))).toEqual([]);
+    expect(instructions).toContain(
+      'RUN npm run bundle && chmod 755 bin/nccl-run && node dist/nccl-run.mjs --version',
+    );
+  });
+
   it('builds in a node stage and runs in a PyTorch CUDA runtime image', () => {
     expect(dockerfile).toMatch(
       /^ARG PYTORCH_IMAGE=pytorch\/pytorch:[\d.]+-cuda[\d.]+-cudnn\d+-runtime$/m,
@@ -261,7 +268,7 @@ describe('docker', () => {
     );
     // bin/nccl-run runs the nccl-run.mjs found beside it.
     expect(fromBuild).toEqual([
-      `COPY --from=build --chmod=755 ${workdir}/bin/nccl-run /usr/local/bin/nccl-run`,
+      `COPY --from=build ${workdir}/bin/nccl-run /usr/local/bin/nccl-run`,
       `COPY --from=build ${workdir}/dist/nccl-run.mjs /usr/local/bin/nccl-run.mjs`,
     ]);
     expect(BUNDLE_PATH).toBe(join(root, 'dist', 'nccl-run.mjs'));
