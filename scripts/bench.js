@@ -135,7 +135,7 @@ export const measurements = [
     const { benchHost } = await import('./bench-host.js');
     return benchHost();
   }),
-  named('--verify peers at 256 and 4,096 nodes on loopback', async (ctx) => {
+  named('--verify peers at 256, 1,024 and 4,096 nodes on loopback', async (ctx) => {
     const { peerProbeBench } = await import('./bench-peers.js');
     return peerProbeBench(ctx);
   }),

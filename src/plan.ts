@@ -20,8 +20,9 @@ import { familyOf, isLinkLocalAddress } from './host/ip-address.js';
 import { type NcclConf, readNcclConf } from './host/nccl-conf.js';
 import { readHostFacts } from './host/read-host-facts.js';
 import { routeTo } from './host/routes.js';
-import type { JobShape } from './job/job-shape.js';
+import type { JobShape, RendezvousEndpoint } from './job/job-shape.js';
 import { readJobShape } from './job/read-job-shape.js';
+import { endpointSource } from './job/rendezvous-master.js';
 import { torchrunTable } from './job/torchrun-options.js';
 import type { Settled } from './options/settle-options.js';
 import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js';
@@ -33,11 +34,9 @@ import { isSingleNode } from './resolve/strategies/local.js';
 import { readStack, type Stack } from './stack/read-stack.js';
 import { assessTransport, type Transport } from './transport/assess-transport.js';
 
-export interface MasterInfo {
-  host: string;
+/** The rendezvous endpoint (job-shape.ts), with every address its host resolves to. */
+export interface MasterInfo extends RendezvousEndpoint {
   addresses: string[];
-  port: number;
-  source: string;
 }
 
 export interface Plan {
@@ -338,7 +337,7 @@ function settleFamily({ options, sources }: Settled, master: MasterInfo | null):
   if (master && addresses.length > 0 && addresses.every(isLinkLocalAddress)) {
     // SPEC: 78 at once, not a minute of EINVAL retries at the connect.
     throw new ConfigError(
-      `the master ${master.host} (${master.source}) resolves only to the link-local ${addresses.join(', ')}, which NCCL, Gloo and torch's store cannot use without a scope: give the master's global address or a name that resolves to one`,
+      `the master ${master.host} (${endpointSource(master)}) resolves only to the link-local ${addresses.join(', ')}, which NCCL, Gloo and torch's store cannot use without a scope: give the master's global address or a name that resolves to one`,
     );
   }
   const family: Family =

@@ -6,6 +6,7 @@
 
 import { formatEnv, shellQuote } from '../env/format-env.js';
 import type { NcclRunError } from '../errors.js';
+import { endpointSource } from '../job/rendezvous-master.js';
 import type { Learned, Plan } from '../plan.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
 import type { NcclBind } from '../resolve/nccl-pick.js';
@@ -19,7 +20,7 @@ export function explainJson(plan: Plan) {
     interfaces: plan.facts.interfaces,
     routes: plan.facts.routes,
     rdma: plan.facts.rdma,
-    master: plan.master,
+    master: masterJson(plan.master),
     job: jobJson(plan.job),
     decision: decisionJson(decision),
     trace: decision.trace,
@@ -75,7 +76,7 @@ export function explainFailureJson(learned: Learned, error: NcclRunError) {
     interfaces: learned.facts?.interfaces ?? [],
     routes: learned.facts?.routes ?? [],
     rdma: learned.facts?.rdma,
-    master: learned.master,
+    master: masterJson(learned.master),
     job: jobJson(learned.job),
     decision: learned.decision && decisionJson(learned.decision),
     trace: learned.trace,
@@ -109,9 +110,21 @@ export function explainFailureText(learned: Learned, error: NcclRunError): strin
   ].join('\n');
 }
 
+/** SPEC "Outputs": master `host`, `addresses`, `port`, `source` (where host and port came from). */
+function masterJson(master: Plan['master']) {
+  return (
+    master && {
+      host: master.host,
+      addresses: master.addresses,
+      port: master.port,
+      source: endpointSource(master),
+    }
+  );
+}
+
 function masterLine(master: Plan['master']): string {
   return master
-    ? `Master     ${master.host}:${master.port} (${master.source}) -> ${master.addresses.join(', ') || 'no address'}`
+    ? `Master     ${master.host}:${master.port} (${endpointSource(master)}) -> ${master.addresses.join(', ') || 'no address'}`
     : 'Master     none (standalone: torchrun makes its own endpoint on localhost)';
 }
 

@@ -1,3 +1,4 @@
+import type { Origin } from '../errors.js';
 import type { Setting } from './setting.js';
 
 /**
@@ -8,8 +9,10 @@ import type { Setting } from './setting.js';
 export interface RendezvousEndpoint {
   host: string;
   port: number;
-  /** Where the host and port came from, e.g. "argv --master-addr", "PET_MASTER_ADDR", "slurm", "default". */
-  source: string;
+  /** Where the host came from (--master-addr, PET_RDZV_ENDPOINT, MASTER_ADDR, slurm, the default). */
+  origin: Origin;
+  /** Where the port came from: the host's own origin when one setting gave both. */
+  portOrigin: Origin;
 }
 
 export interface JobShape {
@@ -23,9 +26,9 @@ export interface JobShape {
   master: RendezvousEndpoint | null;
   /** For the static backend the same as master; for c10d the --master-addr if given (for the "two networks" warning). */
   masterAddr: string | null;
-  nnodes: { min: number; max: number; source: string };
+  nnodes: { min: number; max: number; origin: Origin };
   /** This node's rank; null when elastic (c10d) and not given. */
-  nodeRank: { value: number; source: string } | null;
+  nodeRank: { value: number; origin: Origin } | null;
   standalone: boolean;
   /**
    * torch 2.x's --local-addr as torchrun gets it (the command line, else

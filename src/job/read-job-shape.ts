@@ -7,7 +7,7 @@
  */
 
 import type { ClusterInfo } from '../cluster/schedulers.js';
-import { badValue } from '../errors.js';
+import { badValue, type Origin } from '../errors.js';
 import type { JobShape } from './job-shape.js';
 import { readNnodes } from './nnodes.js';
 import { parsePythonInt } from './python-builtins.js';
@@ -60,8 +60,8 @@ export function readJobShape(
     rdzvBackend,
     master: master.master,
     masterAddr: master.masterAddr,
-    nnodes: { min: nnodes.min, max: nnodes.max, source: nnodes.source },
-    nodeRank: nodeRank && { value: nodeRank.value, source: nodeRank.source },
+    nnodes: { min: nnodes.min, max: nnodes.max, origin: nnodes.origin },
+    nodeRank: nodeRank && { value: nodeRank.value, origin: nodeRank.origin },
     standalone,
     localAddr: readLocalAddr(args, env),
     fill,
@@ -166,7 +166,7 @@ function readNodeCount(
   args: TorchrunArgs,
   env: NodeJS.ProcessEnv,
   cluster: ClusterInfo | null,
-): { min: number; max: number; value: string; source: string; fromCluster: boolean } {
+): { min: number; max: number; value: string; origin: Origin; fromCluster: boolean } {
   // run.py: --nnodes defaults to "1:1".
   const setting: Setting =
     torchrunSetting(args, env, 'nnodes') ??
@@ -178,7 +178,7 @@ function readNodeCount(
     min: reading.min,
     max: reading.max,
     value: setting.value,
-    source: setting.origin.name,
+    origin: setting.origin,
     fromCluster: setting.origin.from === 'cluster',
   };
 }
@@ -189,7 +189,7 @@ function readNodeRank(
   env: NodeJS.ProcessEnv,
   cluster: ClusterInfo | null,
   isStatic: boolean,
-): { value: number; source: string; fromCluster: boolean } | null {
+): { value: number; origin: Origin; fromCluster: boolean } | null {
   const setting =
     torchrunSetting(args, env, 'node_rank') ??
     clusterSetting(cluster, cluster?.nodeRank) ??
@@ -199,5 +199,5 @@ function readNodeRank(
   if (value === null || value < 0) {
     throw badValue(setting.origin, setting.value, 'expected a node rank, 0 or more');
   }
-  return { value, source: setting.origin.name, fromCluster: setting.origin.from === 'cluster' };
+  return { value, origin: setting.origin, fromCluster: setting.origin.from === 'cluster' };
 }

@@ -9,7 +9,7 @@ import { badValue, type Origin } from '../errors.js';
 import type { RendezvousEndpoint } from './job-shape.js';
 import { parsePythonInt } from './python-builtins.js';
 import { readRendezvousEndpoint } from './rendezvous-endpoint.js';
-import { clusterSetting, defaultSetting, type Setting } from './setting.js';
+import { clusterSetting, DEFAULT_ORIGIN, defaultSetting, type Setting } from './setting.js';
 import type { TorchrunArgs } from './torchrun-args.js';
 import { torchrunSetting } from './torchrun-environment.js';
 
@@ -62,7 +62,7 @@ export function readMaster(
     given === null
       ? defaultPort === null
         ? null
-        : { host: 'localhost', port: defaultPort, source: 'default' }
+        : { host: 'localhost', port: defaultPort, ...bothFrom(DEFAULT_ORIGIN) }
       : endpointMaster(given, defaultPort, defaultPort !== null);
   return { master, masterAddr: masterAddr?.value || null, fill: {} };
 }
@@ -78,13 +78,14 @@ function endpointMaster(
     throw badValue(endpoint.origin, endpoint.value, reading.problem);
   }
   if (reading.port !== null) {
-    return { host: reading.host, port: reading.port, source: endpoint.origin.name };
+    return { host: reading.host, port: reading.port, ...bothFrom(endpoint.origin) };
   }
   if (defaultPort !== null) {
     return {
       host: reading.host,
       port: defaultPort,
-      source: `${endpoint.origin.name}, port default`,
+      origin: endpoint.origin,
+      portOrigin: DEFAULT_ORIGIN,
     };
   }
   if (!known) return null;
@@ -148,15 +149,27 @@ function staticMaster(
   const fill: Record<string, string> = {};
   if (exportable(host.origin)) fill.PET_MASTER_ADDR = host.value;
   if (exportable(port.origin)) fill.PET_MASTER_PORT = String(portNumber);
-  const source =
-    host.origin.name === port.origin.name
-      ? host.origin.name
-      : `${host.origin.name}, port ${port.origin.name}`;
   return {
-    master: { host: reading.host, port: portNumber, source },
+    master: { host: reading.host, port: portNumber, origin: host.origin, portOrigin: port.origin },
     masterAddr: reading.host,
     fill,
   };
+}
+
+/** One setting gave host and port. */
+function bothFrom(origin: Origin): Pick<RendezvousEndpoint, 'origin' | 'portOrigin'> {
+  return { origin, portOrigin: origin };
+}
+
+/**
+ * Where an endpoint came from, as explain prints it: "--master-addr",
+ * "MASTER_ADDR, port MASTER_PORT", "--rdzv-endpoint, port default".
+ */
+export function endpointSource({
+  origin,
+  portOrigin,
+}: Pick<RendezvousEndpoint, 'origin' | 'portOrigin'>): string {
+  return origin.name === portOrigin.name ? origin.name : `${origin.name}, port ${portOrigin.name}`;
 }
 
 /** Read from MASTER_* or the cluster, which torchrun does not read. */

@@ -19,7 +19,10 @@ export function clusterSetting(
   return { value: String(value), origin: { name: cluster.kind, from: 'cluster' } };
 }
 
+/** What nothing gave: torchrun's own default (the one spelling of "not given"). */
+export const DEFAULT_ORIGIN: Origin = { name: 'default', from: 'default' };
+
 /** torchrun's own default. */
 export function defaultSetting(value: string): Setting {
-  return { value, origin: { name: 'default', from: 'default' } };
+  return { value, origin: DEFAULT_ORIGIN };
 }

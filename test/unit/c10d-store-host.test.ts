@@ -9,7 +9,7 @@ import {
 } from '../../src/env/c10d-store-host.js';
 import type { HostFacts, InterfaceFacts } from '../../src/host/host-facts.js';
 import type { JobShape } from '../../src/job/job-shape.js';
-import { makeJob } from '../fixtures/job-shape.js';
+import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
 
 describe('matchesMachineHostname: torch 1.13 and 2.x (rendezvous/utils.py)', () => {
   // nodeA's hostname resolves to its management address, Debian style.
@@ -94,9 +94,9 @@ const facts: HostFacts = {
 function c10d(host: string, isHost: boolean | null = null): JobShape {
   return makeJob({
     rdzvBackend: 'c10d',
-    master: { host, port: 29400, source: '--rdzv-endpoint' },
+    master: { host, port: 29400, ...endpointOrigins('--rdzv-endpoint') },
     masterAddr: null,
-    nnodes: { min: 2, max: 2, source: '--nnodes' },
+    nnodes: { min: 2, max: 2, origin: originNamed('--nnodes') },
     nodeRank: null,
     isHost,
   });

@@ -9,7 +9,7 @@ import type { JobShape } from '../../src/job/job-shape.js';
 import type { Decision } from '../../src/resolve/decision.js';
 import { buildExcludes } from '../../src/resolve/excludes.js';
 import { loadFacts } from '../fixtures/facts/facts-fixtures.js';
-import { makeJob } from '../fixtures/job-shape.js';
+import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
 
 /** Where torchrun reads PET_LOCAL_ADDR from: a PET_* variable (errors.ts Origin). */
 const pet = { name: 'PET_LOCAL_ADDR', from: 'pet' } as const;
@@ -20,10 +20,10 @@ const MASTER = '198.18.60.20';
 
 function job(overrides: Partial<JobShape> = {}): JobShape {
   return makeJob({
-    master: { host: MASTER, port: 29500, source: 'argv --master-addr' },
+    master: { host: MASTER, port: 29500, ...endpointOrigins('argv --master-addr') },
     masterAddr: MASTER,
-    nnodes: { min: 2, max: 2, source: 'argv --nnodes' },
-    nodeRank: { value: 1, source: 'argv --node-rank' },
+    nnodes: { min: 2, max: 2, origin: originNamed('argv --nnodes') },
+    nodeRank: { value: 1, origin: originNamed('argv --node-rank') },
     ...overrides,
   });
 }
@@ -355,7 +355,10 @@ describe('decideVariables: warnings about the host and the job', () => {
       await input({
         decision: viaMgmt,
         masterAddresses: [mgmt],
-        job: job({ master: { host: mgmt, port: 29500, source: 'MASTER_ADDR' }, masterAddr: mgmt }),
+        job: job({
+          master: { host: mgmt, port: 29500, ...endpointOrigins('MASTER_ADDR') },
+          masterAddr: mgmt,
+        }),
       }),
     );
     expect(warnings).toEqual([
@@ -372,7 +375,7 @@ describe('decideVariables: warnings about the host and the job', () => {
         decision: decision({ interface: 'eth0', address: '10.244.5.17', strategy: 'subnet' }),
         masterAddresses: [master],
         job: job({
-          master: { host: master, port: 29500, source: 'PET_MASTER_ADDR' },
+          master: { host: master, port: 29500, ...endpointOrigins('PET_MASTER_ADDR') },
           masterAddr: master,
         }),
       }),
@@ -395,7 +398,7 @@ describe('decideVariables: warnings about the host and the job', () => {
         decision: chosen,
         masterAddresses: ['203.0.113.20'],
         job: job({
-          master: { host: '203.0.113.20', port: 29500, source: 'MASTER_ADDR' },
+          master: { host: '203.0.113.20', port: 29500, ...endpointOrigins('MASTER_ADDR') },
           masterAddr: '203.0.113.20',
         }),
         excludes: buildExcludes(extraExcludes, false),
@@ -412,7 +415,7 @@ describe('decideVariables: warnings about the host and the job', () => {
         decision: decision({ interface: 'ens2f0', address: '198.18.12.42', strategy: 'subnet' }),
         masterAddresses: ['198.18.12.1'],
         job: job({
-          master: { host: '198.18.12.1', port: 29500, source: 'MASTER_ADDR' },
+          master: { host: '198.18.12.1', port: 29500, ...endpointOrigins('MASTER_ADDR') },
           masterAddr: '198.18.12.1',
         }),
       }),
@@ -423,7 +426,7 @@ describe('decideVariables: warnings about the host and the job', () => {
   it('warns when --master-addr is on another network than the c10d rendezvous endpoint', async () => {
     const c10d = job({
       rdzvBackend: 'c10d',
-      master: { host: MASTER, port: 29400, source: 'argv --rdzv-endpoint' },
+      master: { host: MASTER, port: 29400, ...endpointOrigins('argv --rdzv-endpoint') },
       masterAddr: '203.0.113.20',
     });
     const { warnings } = await decideVariables(await input({ job: c10d }));
@@ -435,7 +438,7 @@ describe('decideVariables: warnings about the host and the job', () => {
   it('says nothing when --master-addr is on the rendezvous endpoint’s network', async () => {
     const c10d = job({
       rdzvBackend: 'c10d',
-      master: { host: MASTER, port: 29400, source: 'argv --rdzv-endpoint' },
+      master: { host: MASTER, port: 29400, ...endpointOrigins('argv --rdzv-endpoint') },
       masterAddr: '198.18.60.21',
     });
     expect((await decideVariables(await input({ job: c10d }))).warnings).toEqual([]);

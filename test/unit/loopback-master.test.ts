@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { loopbackMasterWarning } from '../../src/env/loopback-master.js';
-import { makeJob } from '../fixtures/job-shape.js';
+import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
 
-const twoNodes = { nnodes: { min: 2, max: 2, source: '--nnodes' } };
-const master = (host: string) => ({ master: { host, port: 29500, source: '--master-addr' } });
+const twoNodes = { nnodes: { min: 2, max: 2, origin: originNamed('--nnodes') } };
+const master = (host: string) => ({
+  master: { host, port: 29500, ...endpointOrigins('--master-addr') },
+});
 
 describe('loopbackMasterWarning (SPEC "Warnings")', () => {
   it('warns when a multi-node master name resolves to loopback on this node', () => {

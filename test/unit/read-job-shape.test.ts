@@ -3,6 +3,7 @@ import type { ClusterInfo } from '../../src/cluster/schedulers.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
 import type { JobShape } from '../../src/job/job-shape.js';
 import { readJobShape } from '../../src/job/read-job-shape.js';
+import { endpointOrigins, originNamed } from '../fixtures/job-shape.js';
 
 const SLURM: ClusterInfo = {
   kind: 'slurm',
@@ -54,7 +55,7 @@ interface Row {
   error?: { type: typeof UsageError | typeof ConfigError; message: RegExp };
 }
 
-const DEFAULT_MASTER = { host: '127.0.0.1', port: 29_500, source: 'default' };
+const DEFAULT_MASTER = { host: '127.0.0.1', port: 29_500, ...endpointOrigins('default') };
 
 const PRECEDENCE: Row[] = [
   {
@@ -64,8 +65,8 @@ const PRECEDENCE: Row[] = [
       rdzvBackend: 'static',
       master: DEFAULT_MASTER,
       masterAddr: '127.0.0.1',
-      nnodes: { min: 1, max: 1, source: 'default' },
-      nodeRank: { value: 0, source: 'default' },
+      nnodes: { min: 1, max: 1, origin: originNamed('default') },
+      nodeRank: { value: 0, origin: originNamed('default') },
       standalone: false,
       localAddr: null,
       fill: {},
@@ -94,9 +95,13 @@ const PRECEDENCE: Row[] = [
     },
     cluster: SLURM,
     expect: {
-      master: { host: '198.18.0.1', port: 1234, source: '--master-addr, port --master_port' },
-      nnodes: { min: 2, max: 2, source: '--nnodes' },
-      nodeRank: { value: 1, source: '--node-rank' },
+      master: {
+        host: '198.18.0.1',
+        port: 1234,
+        ...endpointOrigins('--master-addr, port --master_port'),
+      },
+      nnodes: { min: 2, max: 2, origin: originNamed('--nnodes') },
+      nodeRank: { value: 1, origin: originNamed('--node-rank') },
       fill: {},
       cluster: 'slurm',
       clusterPeers: SLURM.peers,
@@ -115,9 +120,13 @@ const PRECEDENCE: Row[] = [
     },
     cluster: SLURM,
     expect: {
-      master: { host: 'pet-host', port: 2222, source: 'PET_MASTER_ADDR, port PET_MASTER_PORT' },
-      nnodes: { min: 1, max: 3, source: 'PET_NNODES' },
-      nodeRank: { value: 0, source: 'PET_NODE_RANK' },
+      master: {
+        host: 'pet-host',
+        port: 2222,
+        ...endpointOrigins('PET_MASTER_ADDR, port PET_MASTER_PORT'),
+      },
+      nnodes: { min: 1, max: 3, origin: originNamed('PET_NNODES') },
+      nodeRank: { value: 0, origin: originNamed('PET_NODE_RANK') },
       fill: {},
     },
   },
@@ -127,7 +136,11 @@ const PRECEDENCE: Row[] = [
     env: { MASTER_ADDR: '198.18.0.9', MASTER_PORT: '3333' },
     cluster: SLURM,
     expect: {
-      master: { host: '198.18.0.9', port: 3333, source: 'MASTER_ADDR, port MASTER_PORT' },
+      master: {
+        host: '198.18.0.9',
+        port: 3333,
+        ...endpointOrigins('MASTER_ADDR, port MASTER_PORT'),
+      },
       fill: {
         PET_MASTER_ADDR: '198.18.0.9',
         PET_MASTER_PORT: '3333',
@@ -142,7 +155,11 @@ const PRECEDENCE: Row[] = [
     argv: ['t.py'],
     env: { MASTER_ADDR: ' 198.18.0.9 ', MASTER_PORT: '3333' },
     expect: {
-      master: { host: '198.18.0.9', port: 3333, source: 'MASTER_ADDR, port MASTER_PORT' },
+      master: {
+        host: '198.18.0.9',
+        port: 3333,
+        ...endpointOrigins('MASTER_ADDR, port MASTER_PORT'),
+      },
       fill: { PET_MASTER_ADDR: '198.18.0.9', PET_MASTER_PORT: '3333' },
       cluster: null,
     },
@@ -158,9 +175,9 @@ const PRECEDENCE: Row[] = [
     argv: ['--nproc-per-node=8', 't.py'],
     cluster: SLURM,
     expect: {
-      master: { host: 'node01', port: 21_345, source: 'slurm' },
-      nnodes: { min: 4, max: 4, source: 'slurm' },
-      nodeRank: { value: 2, source: 'slurm' },
+      master: { host: 'node01', port: 21_345, ...endpointOrigins('slurm') },
+      nnodes: { min: 4, max: 4, origin: originNamed('slurm') },
+      nodeRank: { value: 2, origin: originNamed('slurm') },
       fill: {
         PET_MASTER_ADDR: 'node01',
         PET_MASTER_PORT: '21345',
@@ -177,9 +194,9 @@ const PRECEDENCE: Row[] = [
     env: { PET_NODE_RANK: '1' },
     cluster: SLURM,
     expect: {
-      master: { host: 'node03', port: 21_345, source: '--master_addr, port slurm' },
-      nnodes: { min: 2, max: 2, source: '--nnodes' },
-      nodeRank: { value: 1, source: 'PET_NODE_RANK' },
+      master: { host: 'node03', port: 21_345, ...endpointOrigins('--master_addr, port slurm') },
+      nnodes: { min: 2, max: 2, origin: originNamed('--nnodes') },
+      nodeRank: { value: 1, origin: originNamed('PET_NODE_RANK') },
       fill: { PET_MASTER_PORT: '21345' },
     },
   },
@@ -189,9 +206,13 @@ const PRECEDENCE: Row[] = [
     env: K8S_ENV,
     cluster: K8S,
     expect: {
-      master: { host: 'job-master-0', port: 23_456, source: 'MASTER_ADDR, port MASTER_PORT' },
-      nnodes: { min: 3, max: 3, source: 'PET_NNODES' },
-      nodeRank: { value: 1, source: 'PET_NODE_RANK' },
+      master: {
+        host: 'job-master-0',
+        port: 23_456,
+        ...endpointOrigins('MASTER_ADDR, port MASTER_PORT'),
+      },
+      nnodes: { min: 3, max: 3, origin: originNamed('PET_NNODES') },
+      nodeRank: { value: 1, origin: originNamed('PET_NODE_RANK') },
       fill: { PET_MASTER_ADDR: 'job-master-0', PET_MASTER_PORT: '23456' },
       cluster: 'k8s',
     },
@@ -207,7 +228,7 @@ const PRECEDENCE: Row[] = [
     argv: ['t.py', '--master-addr', 'x', '--nnodes', '9', '--standalone'],
     expect: {
       master: DEFAULT_MASTER,
-      nnodes: { min: 1, max: 1, source: 'default' },
+      nnodes: { min: 1, max: 1, origin: originNamed('default') },
       standalone: false,
     },
   },
@@ -223,7 +244,7 @@ const RENDEZVOUS: Row[] = [
       standalone: true,
       master: null,
       masterAddr: null,
-      nnodes: { min: 1, max: 1, source: 'default' },
+      nnodes: { min: 1, max: 1, origin: originNamed('default') },
       nodeRank: null,
       fill: {},
       cluster: 'slurm',
@@ -252,10 +273,14 @@ const RENDEZVOUS: Row[] = [
     cluster: SLURM,
     expect: {
       rdzvBackend: 'c10d',
-      master: { host: '198.18.0.1', port: 29_400, source: '--rdzv-endpoint, port default' },
+      master: {
+        host: '198.18.0.1',
+        port: 29_400,
+        ...endpointOrigins('--rdzv-endpoint, port default'),
+      },
       masterAddr: null,
-      nnodes: { min: 2, max: 4, source: '--nnodes' },
-      nodeRank: { value: 2, source: 'slurm' },
+      nnodes: { min: 2, max: 4, origin: originNamed('--nnodes') },
+      nodeRank: { value: 2, origin: originNamed('slurm') },
       fill: { PET_NODE_RANK: '2' },
     },
   },
@@ -263,27 +288,33 @@ const RENDEZVOUS: Row[] = [
     why: 'c10d without an endpoint: localhost:29400, as torch reads an empty one',
     argv: ['--rdzv_backend', 'c10d', 't.py'],
     expect: {
-      master: { host: 'localhost', port: 29_400, source: 'default' },
+      master: { host: 'localhost', port: 29_400, ...endpointOrigins('default') },
       nodeRank: null,
     },
   },
   {
     why: 'c10d IPv6 endpoint with a port',
     argv: ['--rdzv-backend=c10d', '--rdzv-endpoint', '[2001:db8::1]:29401', 't.py'],
-    expect: { master: { host: '2001:db8::1', port: 29_401, source: '--rdzv-endpoint' } },
+    expect: {
+      master: { host: '2001:db8::1', port: 29_401, ...endpointOrigins('--rdzv-endpoint') },
+    },
   },
   {
     why: 'c10d IPv6 endpoint in brackets without a port',
     argv: ['--rdzv-backend=c10d', '--rdzv-endpoint=[2001:db8::1]', 't.py'],
     expect: {
-      master: { host: '2001:db8::1', port: 29_400, source: '--rdzv-endpoint, port default' },
+      master: {
+        host: '2001:db8::1',
+        port: 29_400,
+        ...endpointOrigins('--rdzv-endpoint, port default'),
+      },
     },
   },
   {
     why: 'c10d with --master-addr: kept for the two-networks warning',
     argv: ['--rdzv-backend=c10d', '--rdzv-endpoint=node1:29400', '--master-addr=mgmt1', 't.py'],
     expect: {
-      master: { host: 'node1', port: 29_400, source: '--rdzv-endpoint' },
+      master: { host: 'node1', port: 29_400, ...endpointOrigins('--rdzv-endpoint') },
       masterAddr: 'mgmt1',
     },
   },
@@ -293,27 +324,31 @@ const RENDEZVOUS: Row[] = [
     env: { PET_RDZV_BACKEND: 'c10d', PET_RDZV_ENDPOINT: 'job-worker-0:23456', PET_NNODES: '2:3' },
     expect: {
       rdzvBackend: 'c10d',
-      master: { host: 'job-worker-0', port: 23_456, source: 'PET_RDZV_ENDPOINT' },
-      nnodes: { min: 2, max: 3, source: 'PET_NNODES' },
+      master: { host: 'job-worker-0', port: 23_456, ...endpointOrigins('PET_RDZV_ENDPOINT') },
+      nnodes: { min: 2, max: 3, origin: originNamed('PET_NNODES') },
     },
   },
   {
     why: 'static with --rdzv-endpoint: the endpoint, not --master-addr',
     argv: ['--rdzv-endpoint=node2:1234', '--master-addr=node9', 't.py'],
     expect: {
-      master: { host: 'node2', port: 1234, source: '--rdzv-endpoint' },
+      master: { host: 'node2', port: 1234, ...endpointOrigins('--rdzv-endpoint') },
       masterAddr: 'node2',
     },
   },
   {
     why: 'static with an empty --rdzv-endpoint: master_addr:master_port',
     argv: ['--rdzv-endpoint=', '--master-addr=node9', 't.py'],
-    expect: { master: { host: 'node9', port: 29_500, source: '--master-addr, port default' } },
+    expect: {
+      master: { host: 'node9', port: 29_500, ...endpointOrigins('--master-addr, port default') },
+    },
   },
   {
     why: 'etcd: port 2379',
     argv: ['--rdzv-backend=etcd', '--rdzv-endpoint=etcd1', 't.py'],
-    expect: { master: { host: 'etcd1', port: 2379, source: '--rdzv-endpoint, port default' } },
+    expect: {
+      master: { host: 'etcd1', port: 2379, ...endpointOrigins('--rdzv-endpoint, port default') },
+    },
   },
   {
     why: "a plugin backend's endpoint nccl-run cannot read: no master, no error",
@@ -328,27 +363,39 @@ const RENDEZVOUS: Row[] = [
   {
     why: "a plugin backend's host:port endpoint",
     argv: ['--rdzv-backend=mine', '--rdzv-endpoint=h:7', 't.py'],
-    expect: { master: { host: 'h', port: 7, source: '--rdzv-endpoint' } },
+    expect: { master: { host: 'h', port: 7, ...endpointOrigins('--rdzv-endpoint') } },
   },
   {
     why: '--master-addr [v6]',
     argv: ['--master-addr=[fd00::1]', 't.py'],
-    expect: { master: { host: 'fd00::1', port: 29_500, source: '--master-addr, port default' } },
+    expect: {
+      master: { host: 'fd00::1', port: 29_500, ...endpointOrigins('--master-addr, port default') },
+    },
   },
   {
     why: 'bare IPv6 --master-addr works (torch joins, then splits at the last colon)',
     argv: ['--master-addr', 'fd00::1', '--master-port=1', 't.py'],
-    expect: { master: { host: 'fd00::1', port: 1, source: '--master-addr, port --master-port' } },
+    expect: {
+      master: { host: 'fd00::1', port: 1, ...endpointOrigins('--master-addr, port --master-port') },
+    },
   },
   {
     why: 'a non-ASCII host name',
     argv: ['--master-addr', 'nœud-1', 't.py'],
-    expect: { master: { host: 'nœud-1', port: 29_500, source: '--master-addr, port default' } },
+    expect: {
+      master: { host: 'nœud-1', port: 29_500, ...endpointOrigins('--master-addr, port default') },
+    },
   },
   {
     why: 'a port as Python int() reads it',
     argv: ['--master-port', '２９５０１', 't.py'],
-    expect: { master: { host: '127.0.0.1', port: 29_501, source: 'default, port --master-port' } },
+    expect: {
+      master: {
+        host: '127.0.0.1',
+        port: 29_501,
+        ...endpointOrigins('default, port --master-port'),
+      },
+    },
   },
   {
     why: 'is_host for c10d',
@@ -386,7 +433,9 @@ const RENDEZVOUS: Row[] = [
     why: 'a bad PET_ value torchrun does not convert once the command line gives the option',
     argv: ['--master-port=1234', '--max-restarts=1', 't.py'],
     env: { PET_MASTER_PORT: 'abc', PET_MAX_RESTARTS: 'x', MASTER_PORT: 'y' },
-    expect: { master: { host: '127.0.0.1', port: 1234, source: 'default, port --master-port' } },
+    expect: {
+      master: { host: '127.0.0.1', port: 1234, ...endpointOrigins('default, port --master-port') },
+    },
   },
 ];
 

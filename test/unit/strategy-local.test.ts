@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JobShape } from '../../src/job/job-shape.js';
 import { isSingleNode, local } from '../../src/resolve/strategies/local.js';
 import { loadFacts, makeContext } from '../fixtures/facts/facts-fixtures.js';
-import { makeJob } from '../fixtures/job-shape.js';
+import { makeJob, originNamed } from '../fixtures/job-shape.js';
 
 describe('local', () => {
   it('picks lo for a single-node job, though lo is on the default excludes', () => {
@@ -63,7 +63,7 @@ const job = makeJob;
 
 describe('isSingleNode (SPEC `local`)', () => {
   const master = loadFacts('master-node');
-  const nnodes = (min: number, max: number) => ({ min, max, source: 'argv --nnodes' });
+  const nnodes = (min: number, max: number) => ({ min, max, origin: originNamed('--nnodes') });
   it.each<[string, Partial<JobShape>, string[], boolean]>([
     ['torchrun defaults: one node, master 127.0.0.1', {}, ['127.0.0.1'], true],
     [

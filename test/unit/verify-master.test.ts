@@ -15,7 +15,7 @@ import { deadlineIn } from '../../src/verify/clock.js';
 import { masterRole } from '../../src/verify/master-role.js';
 import { VerificationFailedError, type VerifyInput, verify } from '../../src/verify/verify.js';
 import { waitForEndpoint, waitForStore } from '../../src/verify/wait-for-endpoint.js';
-import { makeJob } from '../fixtures/job-shape.js';
+import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -81,9 +81,9 @@ const loFacts: HostFacts = {
 
 function job(host: string, port: number, extra: Partial<JobShape> = {}): JobShape {
   return makeJob({
-    master: { host, port, source: 'test' },
+    master: { host, port, ...endpointOrigins('test') },
     masterAddr: host,
-    nnodes: { min: 2, max: 2, source: 'test' },
+    nnodes: { min: 2, max: 2, origin: originNamed('test') },
     nodeRank: null,
     ...extra,
   });
@@ -205,8 +205,8 @@ describe('waitForStore: the master’s addresses in turn, as torch’s TCPStore 
 });
 
 describe('masterRole: the store host by torch’s own rule', () => {
-  const endpoint = (host: string) => ({ host, port: 29500, source: 'test' });
-  const rank = (value: number) => ({ nodeRank: { value, source: 'test' } });
+  const endpoint = (host: string) => ({ host, port: 29500, ...endpointOrigins('test') });
+  const rank = (value: number) => ({ nodeRank: { value, origin: originNamed('test') } });
   // c10d asks getaddrinfo(hostname): `localhost` resolves through /etc/hosts alone.
   const local: HostFacts = { ...loFacts, hostname: 'localhost' };
   const c10d = (isHost: boolean | null = null): Partial<JobShape> => ({
@@ -341,7 +341,7 @@ describe('verify, master level, on this host', () => {
       reason: 'test',
       trace: [],
     },
-    job: job('127.0.0.1', port, { nodeRank: { value: 0, source: 'test' } }),
+    job: job('127.0.0.1', port, { nodeRank: { value: 0, origin: originNamed('test') } }),
     facts: loFacts,
     timeoutMs: 2_000,
     peers: [],

@@ -19,7 +19,7 @@ import {
   type VerifyReport,
   verify,
 } from '../../src/verify/verify.js';
-import { makeJob } from '../fixtures/job-shape.js';
+import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -75,10 +75,10 @@ function node(
       trace: [],
     },
     job: makeJob({
-      master: { host: '127.0.0.1', port: masterPort, source: 'test' },
+      master: { host: '127.0.0.1', port: masterPort, ...endpointOrigins('test') },
       masterAddr: '127.0.0.1',
-      nnodes: { min: 3, max: 3, source: 'test' },
-      nodeRank: { value: rank, source: 'test' },
+      nnodes: { min: 3, max: 3, origin: originNamed('test') },
+      nodeRank: { value: rank, origin: originNamed('test') },
       ...job,
     }),
     facts,
@@ -269,8 +269,8 @@ describe('verify --verify peers, through the master', () => {
       port,
       { masterAddresses: ['::1'], masterFamily: 'ipv6' },
       {
-        master: { host: '::1', port, source: 'test' },
-        nnodes: { min: 1, max: 1, source: 'test' },
+        master: { host: '::1', port, ...endpointOrigins('test') },
+        nnodes: { min: 1, max: 1, origin: originNamed('test') },
       },
     );
     const report = await verify({
