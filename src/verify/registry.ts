@@ -55,8 +55,8 @@ export function checkRegistryBound(job: Pick<JobShape, 'nnodes'>): void {
 }
 type RequestOf<R extends Round> = R extends 'publish' ? Publish : Register;
 
-/** How often the nodes the registry holds hear how many have come: twice per progress line of theirs (PROGRESS_EVERY_MS). */
-const PROGRESS_PUSH_MS = 2_500;
+/** How often the nodes the registry holds hear how many have come. */
+const PROGRESS_PUSH_MS = 1_000;
 /** From this many nodes on, the `waiting` answer is re-encoded at most every RECOUNT_MS. */
 const RECOUNT_NODES = 1_024;
 const RECOUNT_MS = 100;
@@ -723,25 +723,8 @@ function rosterAnswers(
   const indexOf = new Map(members.map((member, index) => [member.key, index]));
   const nodes = members.length;
   const sampled = nodes > FULL_MESH_MAX_NODES;
-  // A sampled roster's length varies little (about 64): each header is encoded once.
-  const headers = new Map<string, Buffer>();
-  const header = (count: number, late: boolean) => {
-    const key = `${count} ${late}`;
-    let bytes = headers.get(key);
-    if (bytes === undefined) {
-      bytes = encodeMessage({
-        kind: 'roster',
-        token,
-        nodes,
-        expected,
-        late,
-        sampled,
-        members: count,
-      });
-      headers.set(key, bytes);
-    }
-    return bytes;
-  };
+  const header = (count: number, late: boolean) =>
+    encodeMessage({ kind: 'roster', token, nodes, expected, late, sampled, members: count });
   const none = header(0, false);
   const late = header(0, true);
   if (!sampled) {
