@@ -264,6 +264,7 @@ function derive(
     masterAddresses: master?.addresses ?? [],
     masterAddrAddresses: inputs.masterAddrAddresses,
     machine: inputs.machine,
+    torch: inputs.stack.torch.version,
     excludes: context.excludes,
     origin: originOf,
   });

@@ -13,7 +13,8 @@
  * name whose addresses meet the hostname's (1.13 compares a name by name
  * only). So an endpoint on the data network, while the hostname resolves to
  * the management network, is hosted by no node: every agent waits for the
- * store until the rendezvous times out.
+ * store until the rendezvous times out. Debian sid's torch 2.14.1 has the
+ * function as 2.6 has it, byte for byte.
  */
 import { lookupService } from 'node:dns/promises';
 import { isIP } from 'node:net';
@@ -120,32 +121,52 @@ export function storeHostQuestion(
 }
 
 /**
- * The warning for a c10d endpoint that is this node's address where torch,
- * 1.13 or 2.x, will not host the store; null when there is nothing to say.
- * machine: what plan.ts looked up for storeHostQuestion's endpoint.
+ * The warning for a c10d endpoint that is this node's address where the
+ * torch that will run (its version; null when unknown: 1.13's rule and
+ * 2.x's both count) will not host the store; null when there is nothing to
+ * say. machine: what plan.ts looked up for storeHostQuestion's endpoint.
  */
 export function c10dStoreHostWarning(
   job: JobShape,
   facts: HostFacts,
   endpointAddresses: readonly string[],
   machine: MachineNames | null,
+  torch: string | null = null,
 ): string | null {
   const question = storeHostQuestion(job, facts, endpointAddresses);
   if (question === null || machine === null) return null;
   const { endpoint, own } = question;
   const rule = matchesMachineHostname(endpoint, endpointAddresses, machine);
-  if (rule.torch113 && rule.torch2) return null;
+  const major = /^(\d+)\./.exec(torch ?? '')?.[1];
+  const ruleOf = major === undefined ? null : Number(major) < 2 ? '1.13' : '2.x';
+  const hosts =
+    ruleOf === '1.13'
+      ? rule.torch113
+      : ruleOf === '2.x'
+        ? rule.torch2
+        : rule.torch113 && rule.torch2;
+  if (hosts) return null;
   const fix = 'add --rdzv-conf is_host=1 on this node';
   const stall = 'no node would host it and the rendezvous would wait until it times out';
   const subject =
     isIP(endpoint) !== 0
       ? `the c10d endpoint ${endpoint} is this node's address`
       : `the c10d endpoint ${endpoint} resolves to this node's address ${own}`;
+  if (rule.torch2 && ruleOf === '1.13') {
+    return `${subject}, one its hostname ${facts.hostname} resolves to, but torch ${torch} compares a name only with the hostname and its canonical name (torch 2.x would host the store here), so ${stall}; ${fix}`;
+  }
   if (rule.torch2) {
     return `${subject}, one its hostname ${facts.hostname} resolves to: torch 2.x hosts the store here, but torch 1.13 compares a name only with the hostname and its canonical name, so under 1.13 ${stall}; ${fix}`;
   }
   const resolved = rule.hostnameAddresses.join(', ') || 'nothing';
-  return `${subject}, but torchrun hosts the store only at localhost, the hostname ${facts.hostname}, its canonical name, an address it resolves to (${resolved}) or, in torch 2.x, a name resolving to one of those: ${stall}; ${fix}`;
+  const byName =
+    ruleOf === '1.13'
+      ? ''
+      : ruleOf === '2.x'
+        ? ' or a name resolving to one of those'
+        : ' or, in torch 2.x, a name resolving to one of those';
+  const who = torch === null ? 'torchrun' : `torch ${torch}'s torchrun`;
+  return `${subject}, but ${who} hosts the store only at localhost, the hostname ${facts.hostname}, its canonical name, an address it resolves to (${resolved})${byName}: ${stall}; ${fix}`;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface VariablesInput extends ExportInput {
   masterAddrAddresses: readonly string[];
   /** What torch compares a c10d endpoint with to host the store; null where it is not asked. */
   machine: MachineNames | null;
+  /** The version of the torch that will run, whose store-host rule counts; null when unknown. */
+  torch?: string | null;
   /** The exclude rules the chain ran with, so that no warning recommends an excluded interface. */
   excludes: ExcludeRule[];
   /** Where a variable the user set came from, for the messages that name it. */
@@ -60,7 +62,7 @@ export function decideVariables(input: VariablesInput): Variables {
   const later = [
     fasterInterfaceWarning(facts, decision, input.excludes, input.masterAddresses),
     masterNetworkWarning(job, facts, decision, input.routesToMaster, input.masterAddrAddresses),
-    c10dStoreHostWarning(job, facts, input.masterAddresses, input.machine),
+    c10dStoreHostWarning(job, facts, input.masterAddresses, input.machine, input.torch),
     loopbackMasterWarning(job, input.masterAddresses),
   ];
   for (const warning of later) if (warning !== null) warnings.push(warning);

@@ -4,8 +4,16 @@
  * c10d endpoint, given as an address or as a name (trainer-0-data), and a
  * name for the management address that only torch 2.x recognises
  * (trainer-0-mgmt). explain only reads: nothing connects anywhere.
+ *
+ * The warning is for the torch that will run (SPEC "The stack"): each case
+ * names its torch through PYTHONPATH, a folder holding a torch package whose
+ * torch/version.py states the version (nothing imports it; explain reads
+ * that file), launched as `/usr/bin/python3 -m torch.distributed.run`; a launcher that
+ * is no Python leaves the torch unknown, and then both rules count.
  */
-import { hostname } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
@@ -27,9 +35,24 @@ tier('c10d endpoint on an address the hostname does not resolve to', netnsUnavai
     await lab.addr('a', 'ens3f0', '198.18.40.1/24');
     await lab.addr('a', 'eth0', '203.0.113.40/24');
   });
-  afterAll(() => lab.cleanup());
+  const site = mkdtempSync(join(tmpdir(), 'c10d-torch-'));
+  afterAll(() => {
+    rmSync(site, { recursive: true, force: true });
+    return lab.cleanup();
+  });
 
-  const explain = async (...args: string[]) => {
+  /** A torch of `version` on PYTHONPATH for python3; null: a launcher that names no torch. */
+  const torchOf = (version: string | null): { launcher: string; env: NodeJS.ProcessEnv } => {
+    if (version === null) return { launcher: '/bin/true', env: {} };
+    const dir = join(site, version);
+    mkdirSync(join(dir, 'torch'), { recursive: true });
+    writeFileSync(join(dir, 'torch', '__init__.py'), '');
+    writeFileSync(join(dir, 'torch', 'version.py'), `__version__ = '${version}'\n`);
+    return { launcher: '/usr/bin/python3 -m torch.distributed.run', env: { PYTHONPATH: dir } };
+  };
+
+  const explainWith = async (torch: string | null, ...args: string[]) => {
+    const { launcher, env } = torchOf(torch);
     const { stdout } = await lab.exec(
       'a',
       process.execPath,
@@ -39,15 +62,22 @@ tier('c10d endpoint on an address the hostname does not resolve to', netnsUnavai
         '--json',
         '--log-level',
         'silent',
+        '--torchrun',
+        launcher,
         '--rdzv-backend=c10d',
         '--nnodes=2',
         ...args,
         'train.py',
       ],
-      { timeout: 15_000 },
+      { timeout: 15_000, env: { ...process.env, ...env } },
     );
-    return JSON.parse(String(stdout)) as { warnings: string[]; decision: { interface: string } };
+    return JSON.parse(String(stdout)) as {
+      warnings: string[];
+      decision: { interface: string };
+      torch: { version: string | null };
+    };
   };
+  const explain = (...args: string[]) => explainWith(null, ...args);
 
   it.each([
     [
@@ -78,6 +108,24 @@ tier('c10d endpoint on an address the hostname does not resolve to', netnsUnavai
         /^the c10d endpoint trainer-0-mgmt resolves to this node's address 203\.0\.113\.40, one its hostname .* resolves to: torch 2\.x hosts the store here, but torch 1\.13 .*add --rdzv-conf is_host=1 on this node$/,
       ),
     );
+  });
+
+  it('warns for that name only where the torch that will run is 1.13', async () => {
+    const endpoint = '--rdzv-endpoint=trainer-0-mgmt:29400';
+    const stores = (plan: { warnings: string[] }) =>
+      plan.warnings.filter((w) => w.includes('c10d endpoint'));
+    const old = await explainWith('1.13.1', endpoint);
+    expect(old.torch.version).toBe('1.13.1');
+    expect(stores(old)).toEqual([
+      expect.stringMatching(
+        /^the c10d endpoint trainer-0-mgmt resolves to this node's address 203\.0\.113\.40, one its hostname .* resolves to, but torch 1\.13\.1 compares a name only with the hostname and its canonical name \(torch 2\.x would host the store here\), so no node would host it/,
+      ),
+    ]);
+    for (const version of ['2.6.0+debian', '2.14.1+debian']) {
+      const plan = await explainWith(version, endpoint);
+      expect(plan.torch.version).toBe(version);
+      expect(stores(plan)).toEqual([]);
+    }
   });
 
   it('says nothing on the address the hostname resolves to, or with is_host', async () => {

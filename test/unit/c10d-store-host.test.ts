@@ -103,16 +103,21 @@ function c10d(host: string, isHost: boolean | null = null): JobShape {
 }
 
 /** The warning with what plan.ts looks up for it: this host's names, as getaddrinfo gives them. */
-async function warning(job: JobShape, facts: HostFacts, addresses: string[]) {
+async function warning(
+  job: JobShape,
+  facts: HostFacts,
+  addresses: string[],
+  torch: string | null = null,
+) {
   const question = storeHostQuestion(job, facts, addresses);
-  if (question === null) return c10dStoreHostWarning(job, facts, addresses, null);
+  if (question === null) return c10dStoreHostWarning(job, facts, addresses, null, torch);
   const own = await lookup(facts.hostname, { all: true, verbatim: true });
   const machine = await machineNames(
     question.endpoint,
     facts.hostname,
     own.map((entry) => entry.address),
   );
-  return c10dStoreHostWarning(job, facts, addresses, machine);
+  return c10dStoreHostWarning(job, facts, addresses, machine, torch);
 }
 
 describe('c10dStoreHostWarning (an endpoint of this node that torch will not host)', () => {
@@ -131,6 +136,21 @@ describe('c10dStoreHostWarning (an endpoint of this node that torch will not hos
   it('warns about torch 1.13 for a name that only 2.x matches by address', async () => {
     expect(await warning(c10d('trainer-0'), facts, ['127.0.0.1'])).toBe(
       "the c10d endpoint trainer-0 resolves to this node's address 127.0.0.1, one its hostname localhost resolves to: torch 2.x hosts the store here, but torch 1.13 compares a name only with the hostname and its canonical name, so under 1.13 no node would host it and the rendezvous would wait until it times out; add --rdzv-conf is_host=1 on this node",
+    );
+  });
+
+  it('warns only for the torch that will run', async () => {
+    // A name that only 2.x's rule matches (by its addresses).
+    expect(await warning(c10d('trainer-0'), facts, ['127.0.0.1'], '2.14.1+debian')).toBeNull();
+    expect(await warning(c10d('trainer-0'), facts, ['127.0.0.1'], '1.13.0a0')).toBe(
+      "the c10d endpoint trainer-0 resolves to this node's address 127.0.0.1, one its hostname localhost resolves to, but torch 1.13.0a0 compares a name only with the hostname and its canonical name (torch 2.x would host the store here), so no node would host it and the rendezvous would wait until it times out; add --rdzv-conf is_host=1 on this node",
+    );
+    // One no torch hosts: the rule named is the one that runs.
+    expect(await warning(c10d('198.18.10.1'), facts, ['198.18.10.1'], '2.6.0+debian')).toMatch(
+      /, but torch 2\.6\.0\+debian's torchrun hosts the store only at localhost, .*\) or a name resolving to one of those: no node/,
+    );
+    expect(await warning(c10d('198.18.10.1'), facts, ['198.18.10.1'], '1.13.0a0')).toMatch(
+      /, but torch 1\.13\.0a0's torchrun hosts the store only at localhost, .* an address it resolves to \([^)]*\): no node/,
     );
   });
 
