@@ -14,7 +14,7 @@ import { decideVariables, type Variables } from './env/decide-variables.js';
 import { userValue } from './env/exported-variables.js';
 import { otherMasterAddr } from './env/master-network.js';
 import { ncclPicture } from './env/nccl-picture.js';
-import { ConfigError, NoInterfaceError, originText } from './errors.js';
+import { ConfigError, NoInterfaceError, type Origin, originText, whereSet } from './errors.js';
 import type { Family, HostFacts, RouteAnswer } from './host/host-facts.js';
 import { familyOf, isLinkLocalAddress } from './host/ip-address.js';
 import { type NcclConf, readNcclConf } from './host/nccl-conf.js';
@@ -48,7 +48,7 @@ export interface Plan {
   decision: Decision;
   variables: Variables;
   /** Where each kept variable came from: the environment, the env file, or one of NCCL's files. */
-  keptFrom: Record<string, string>;
+  keptFrom: Record<string, Origin>;
   /** The torch and the NCCL the job will run (SPEC "The stack"). */
   stack: Stack;
   /** The NCCL the job loads, its rules, and what it binds with the environment torchrun gets. */
@@ -252,8 +252,13 @@ function derive(
 ): Plan {
   const { options } = settled;
   const { job, facts, master, context, conf, userEnv, routesToMaster } = inputs;
-  const originOf = (name: string) =>
-    conf.origins[name] ?? (name in inputs.processEnv ? 'the environment' : 'the env file');
+  const originOf = (name: string): Origin =>
+    name in conf.origins
+      ? { name, from: 'nccl-conf', file: conf.origins[name] }
+      : {
+          name,
+          from: name in inputs.processEnv ? (name.startsWith('PET_') ? 'pet' : 'env') : 'env-file',
+        };
   const exported = decideVariables({
     decision,
     job,
@@ -294,7 +299,7 @@ function derive(
     requiredBy: originText(
       settled.sources['require-transport'] ?? { name: '--require-transport', from: 'flag' },
     ),
-    setIn: originOf,
+    setIn: (name) => whereSet(originOf(name)),
   });
   return {
     job,

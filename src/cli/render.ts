@@ -5,7 +5,7 @@
  */
 
 import { formatEnv, shellQuote } from '../env/format-env.js';
-import type { NcclRunError } from '../errors.js';
+import { type NcclRunError, whereSet } from '../errors.js';
 import { endpointSource } from '../job/rendezvous-master.js';
 import type { Learned, Plan } from '../plan.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
@@ -26,7 +26,9 @@ export function explainJson(plan: Plan) {
     trace: decision.trace,
     env: variables.set,
     kept: variables.kept,
-    keptFrom: plan.keptFrom,
+    keptFrom: Object.fromEntries(
+      Object.entries(plan.keptFrom).map(([name, origin]) => [name, whereSet(origin)]),
+    ),
     warnings: variables.warnings,
     command: plan.command,
     torch: { version: plan.stack.torch.version, source: plan.stack.torch.source },
@@ -160,7 +162,7 @@ export function explainText(plan: Plan): string {
     ...indent(formatEnv(variables.set, 'shell')),
     ...Object.entries(variables.kept).map(
       ([key, value]) =>
-        `  ${key}=${shellQuote(value)}  (kept: set by you, in ${plan.keptFrom[key] ?? 'the environment'})`,
+        `  ${key}=${shellQuote(value)}  (kept: set by you, in ${whereSet(plan.keptFrom[key] ?? { name: key, from: 'env' })})`,
     ),
   ];
   if (variables.warnings.length > 0)

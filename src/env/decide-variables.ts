@@ -7,6 +7,8 @@
  * SPEC's table, then the warnings in the order a user would fix them: their
  * own settings first, then the host, then the job's addresses.
  */
+
+import type { Origin } from '../errors.js';
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { ExcludeRule } from '../resolve/decision.js';
 import { isSingleNode } from '../resolve/strategies/local.js';
@@ -32,7 +34,7 @@ export interface VariablesInput extends ExportInput {
   /** The exclude rules the chain ran with, so that no warning recommends an excluded interface. */
   excludes: ExcludeRule[];
   /** Where a variable the user set came from, for the messages that name it. */
-  origin: (name: string) => string;
+  origin: (name: string) => Origin;
 }
 
 export interface Variables {

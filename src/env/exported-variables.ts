@@ -14,6 +14,8 @@
  * exporting another would make torchrun run a different job than the one
  * nccl-run checked.
  */
+
+import type { Origin } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Options } from '../options/option-table.js';
@@ -34,8 +36,8 @@ export interface KeptContext {
   facts: HostFacts;
   /** The NCCL_SOCKET_IFNAME the job will run with (the user's, kept, or nccl-run's). */
   ncclIfname: string;
-  /** Where the user set it ("the environment", "the env file", ~/.nccl.conf). */
-  from: string;
+  /** Where the user set it: the environment, the env file, ~/.nccl.conf. */
+  from: Origin;
   /** Whether other nodes take part (resolve/strategies/local.ts isSingleNode). */
   multiNode: boolean;
 }

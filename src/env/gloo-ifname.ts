@@ -17,7 +17,7 @@
  * memcmp of the addresses; the Gloo oracle sees the same in 1.13 and 2.6).
  */
 import { isIP } from 'node:net';
-import { ConfigError } from '../errors.js';
+import { ConfigError, type Origin, whereSet } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import { familyOf, isLinkLocalAddress, isLoopbackAddress } from '../host/ip-address.js';
 import { glooInterfaceAddress, glooInterfaceNames } from '../resolve/gloo-pick.js';
@@ -30,8 +30,8 @@ export interface GlooCheckContext {
   /** The interface nccl-run chose, offered as the valid alternative. */
   chosen: string;
   facts: HostFacts;
-  /** Where the value came from ("the environment", "the env file", ...). */
-  from: string;
+  /** Where the value came from: the environment, the env file, ... */
+  from: Origin;
   /** Whether other nodes take part: then an interface they cannot reach certainly fails. */
   multiNode: boolean;
 }
@@ -56,7 +56,7 @@ export function checkGlooIfname(
   // TensorPipe (tensorpipe_agent.cpp) hands the whole value to
   // lookupAddrForIface as one name; only torch's Gloo binding splits on ','.
   const names = variable === 'TP_SOCKET_IFNAME' ? [value] : glooInterfaceNames(value);
-  const said = `${variable}='${value}' (set in ${context.from})`;
+  const said = `${variable}='${value}' (set in ${whereSet(context.from)})`;
   const fix = `use ${variable}=${context.chosen}, or --force to let nccl-run replace it`;
   const address = names.find(isAddress);
   if (address !== undefined) {

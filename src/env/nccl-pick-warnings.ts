@@ -5,6 +5,8 @@
  * NCCL_COMM_ID, which moves NCCL's bootstrap; and an interface whose first
  * address, the one NCCL binds, is not the one on the master's network.
  */
+
+import { type Origin, whereSet } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { familyOf, isLinkLocalAddress, prefixContains, sameAddress } from '../host/ip-address.js';
 import { familyLabel, networkOf } from '../resolve/ip-prefix.js';
@@ -23,7 +25,7 @@ export interface NcclPickFacts {
   /** The decision's interface: what Gloo and TensorPipe use. */
   chosen: string;
   /** Whether NCCL_SOCKET_IFNAME is the user's, kept; and where it came from. */
-  keptIfname: { value: string; from: string } | null;
+  keptIfname: { value: string; from: Origin } | null;
   commIdAddress: string | null;
   masterAddresses: readonly string[];
 }
@@ -39,7 +41,7 @@ export function ncclSettingWarnings(input: NcclPickFacts): string[] {
     ];
   }
   if (keptIfname === null || pick === null) return [];
-  const yours = `NCCL_SOCKET_IFNAME='${keptIfname.value}' (yours, kept, from ${keptIfname.from}): NCCL binds ${describe(input, pick)}`;
+  const yours = `NCCL_SOCKET_IFNAME='${keptIfname.value}' (yours, kept, from ${whereSet(keptIfname.from)}): NCCL binds ${describe(input, pick)}`;
   if (reach !== null && reach.interface !== pick.interface) {
     return [
       `${yours}, which does not reach the master ${input.masterAddresses.join(', ')}; ${reach.interface} does (${reach.reason}); set NCCL_SOCKET_IFNAME==${reach.interface}, or --force replaces it`,

@@ -4,6 +4,8 @@
  * and Gloo would bind if nccl-run set nothing; and the warnings about NCCL's
  * pick. Pure: plan.ts reads the files and resolves the names.
  */
+
+import type { Origin } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import type { NcclConf } from '../host/nccl-conf.js';
 import type { Decision, ResolveContext } from '../resolve/decision.js';
@@ -23,7 +25,7 @@ export interface PictureInput {
   /** torchrun's environment: the user's and what nccl-run sets. */
   childEnv: Readonly<Record<string, string>>;
   /** The user's NCCL_SOCKET_IFNAME when nccl-run kept it, and where it came from. */
-  keptIfname: { value: string; from: string } | null;
+  keptIfname: { value: string; from: Origin } | null;
   commIdAddress: string | null;
   hostnameAddresses: readonly string[];
 }

@@ -66,7 +66,7 @@ async function input(overrides: Overrides = {}): Promise<VariablesInput> {
     masterAddrAddresses: masterAddr !== null && isIP(masterAddr) !== 0 ? [masterAddr] : [],
     machine: null,
     excludes: buildExcludes([], false),
-    origin: () => 'the environment',
+    origin: (name) => ({ name, from: 'env' }),
     ...rest,
   };
 }

@@ -10,7 +10,7 @@ const context = {
   ncclIfname: '=ens3f0',
   chosen: 'ens3f0',
   facts,
-  from: 'the env file',
+  from: { name: 'GLOO_SOCKET_IFNAME', from: 'env-file' } as const,
   multiNode: true,
 };
 

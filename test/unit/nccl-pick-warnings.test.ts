@@ -25,7 +25,13 @@ function warningsFor(
     pick: ncclPick(facts, full, '2.19-2.27', commIdAddress),
     reach: reachMaster(facts, context),
     chosen,
-    keptIfname: full.ifname === null ? null : { value: full.ifname, from: '/etc/nccl.conf' },
+    keptIfname:
+      full.ifname === null
+        ? null
+        : {
+            value: full.ifname,
+            from: { name: 'NCCL_SOCKET_IFNAME', from: 'nccl-conf', file: '/etc/nccl.conf' },
+          },
     commIdAddress,
     masterAddresses: masters,
   });

@@ -49,7 +49,10 @@ describe('ncclPicture', () => {
     const kept = picture({
       conf,
       childEnv: { NCCL_SOCKET_FAMILY: 'AF_INET' },
-      keptIfname: { value: '^docker,lo', from: '/etc/nccl.conf' },
+      keptIfname: {
+        value: '^docker,lo',
+        from: { name: 'NCCL_SOCKET_IFNAME', from: 'nccl-conf', file: '/etc/nccl.conf' },
+      },
     });
     expect(kept.pick).toEqual({ interface: 'eth0', address: '198.18.100.5' });
     expect(kept.settingWarnings).toHaveLength(1);
