@@ -15,7 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export type Suite = 'trixie' | 'bookworm';
+export type Suite = 'trixie' | 'bookworm' | 'sid';
 
 const LAB_ROOT_SCRIPT = fileURLToPath(new URL('./lab-root.sh', import.meta.url));
 export const CHECKOUT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');

@@ -7,7 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { readJobShape } from '../../src/job/read-job-shape.js';
 import { parseTorchrunArgs } from '../../src/job/torchrun-args.js';
-import { TORCHRUN_TABLES, torchrunTable } from '../../src/job/torchrun-options.js';
+import {
+  TORCHRUN_TABLES,
+  type TorchrunTable,
+  torchrunTable,
+} from '../../src/job/torchrun-options.js';
+import { ROWS, type TorchrunRow } from '../fixtures/torchrun-rows.js';
 
 const T = TORCHRUN_TABLES;
 
@@ -85,5 +90,29 @@ describe('parseTorchrunArgs per version', () => {
     const env = { PET_LOCAL_ADDR: '198.18.0.2' };
     expect(readJobShape(['x'], env, null, T['1.13']).localAddr).toBeNull();
     expect(readJobShape(['x'], env, null, T['2.6']).localAddr?.value).toBe('198.18.0.2');
+  });
+});
+
+/** The row's reading, or the message it is refused with. */
+function reading(row: TorchrunRow, table: TorchrunTable) {
+  try {
+    const parsed = parseTorchrunArgs(row.argv, table);
+    return {
+      values: Object.fromEntries([...parsed.values].map(([dest, v]) => [dest, v.value])),
+      script: parsed.scriptIndex,
+      help: parsed.help,
+    };
+  } catch (error) {
+    // Each version names its own candidates of an ambiguous abbreviation.
+    return (error as Error).message.replace(/could match [^"]*/, 'could match ...');
+  }
+}
+
+describe("the argv table under each version's table (the real parsers: test/e2e/torchrun-parser.test.ts)", () => {
+  it.each(ROWS.filter((row) => row.torch113))('1.13 reads as the union: $why', (row) => {
+    expect(reading(row, T['1.13'])).toEqual(reading(row, T['2.14']));
+  });
+  it.each(ROWS.filter((row) => !row.torch26))('2.6 reads as the union: $why', (row) => {
+    expect(reading(row, T['2.6'])).toEqual(reading(row, T['2.14']));
   });
 });
