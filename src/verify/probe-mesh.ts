@@ -6,12 +6,14 @@
  * order while the previous one measures to it. Both sides report the
  * source address seen, so a NAT or a wrong source interface shows.
  *
- * A partner whose ephemeral port stays silent (no SYN-ACK, no reset) while
- * its probe port (the rendezvous port) answers, be it with a refusal, is
- * behind a firewall that opens only the rendezvous ports: NCCL would pass
- * its rendezvous there and hang on its first connection, so that is said
- * in so many words, with the range to open. A connection that was taken
- * and then closed or reset (a loaded or crowded listener) is never that.
+ * A partner whose ephemeral port never takes the connection (dropped, or
+ * rejected in the handshake: it listens there for as long as its check
+ * runs) while its probe port (the rendezvous port) answers, be it with a
+ * refusal, is behind a firewall that opens only the rendezvous ports: NCCL
+ * would pass its rendezvous there and hang on its first connection, so
+ * that is said in so many words, with the range to open. A connection
+ * that was taken and then closed (a loaded or crowded listener) is never
+ * that.
  *
  * Descriptors: at most DIAL_CONCURRENCY dials are in flight (partners in
  * ring order from this node on, so that at any moment each node is dialled
@@ -100,6 +102,7 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
     expired = resolve;
   });
   const timer = setTimeout(expired, deadline.remainingMs());
+  let ended: ReturnType<typeof watchEnded> | null = null;
   try {
     await eachBounded(partners, DIAL_CONCURRENCY, async (member) => {
       const probe = results.get(member.name) as PartnerProbe;
@@ -115,11 +118,13 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
       (toNext.ok || toNext.error === 'wrong source address') &&
       !deadline.passed();
     const streamed = nextReached && next ? measure(next, options, results) : Promise.resolve();
+    ended = watchEnded(partners, results, options);
+    const gone = ended;
     await Promise.all([
       streamed,
       inbound.until(
         () =>
-          partners.every((member) => inboundSettled(member, inbound)) &&
+          partners.every((member) => inboundSettled(member, inbound) || gone.has(member.name)) &&
           (previous === undefined ||
             !inbound.ephemeral.has(previous.name) ||
             inbound.streams.has(previous.name)),
@@ -128,12 +133,13 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
       ),
     ]);
   } finally {
+    ended?.stop();
     clearInterval(progress);
     clearTimeout(timer);
   }
   const outbound = new Map([...results].map(([name, probe]) => [name, probe.outbound]));
   for (const probe of results.values()) {
-    probe.inbound = inboundLeg(probe.member, { ...options, outbound });
+    probe.inbound = inboundLeg(probe.member, { ...options, outbound, ended: ended ?? new Set() });
   }
   const warnings: string[] = [];
   if (previous !== undefined) {
@@ -185,7 +191,7 @@ async function reach(member: Member, options: MeshOptions): Promise<PartnerProbe
     if (
       outcome === 'blocked' ||
       (outcome.ok === false &&
-        outcome.error === 'timed out' &&
+        unanswered(outcome.error) &&
         !connect.done &&
         (await probePortAnswers()))
     ) {
@@ -233,6 +239,48 @@ async function settleOrDiagnose(
   return (await answers) ? 'blocked' : dialling;
 }
 
+/** How often a partner that has not reached us is looked at, to learn whether its check has ended. */
+const ENDED_EVERY_MS = 1_000;
+
+/**
+ * The partners whose check has ended without reaching us: their ephemeral
+ * service, which this node reached, now refuses. They will not dial any
+ * more, so the wait for them ends in seconds instead of at the timeout (a
+ * node behind a firewall that drops what comes in learns it so).
+ */
+function watchEnded(
+  partners: readonly Member[],
+  results: ReadonlyMap<string, PartnerProbe>,
+  options: MeshOptions,
+): Set<string> & { stop(): void } {
+  const ended = new Set<string>() as Set<string> & { stop(): void };
+  let looking = false;
+  const look = async () => {
+    if (looking) return;
+    looking = true;
+    const waiting = partners.filter(
+      (member) =>
+        !ended.has(member.name) &&
+        !options.inbound.ephemeral.has(member.name) &&
+        results.get(member.name)?.outbound.ok === true,
+    );
+    await eachBounded(waiting, DIAL_CONCURRENCY, async (member) => {
+      const outcome = await dialOnce({
+        target: { address: member.address, port: member.port },
+        localAddress: options.localAddress,
+        token: options.token,
+        selfName: options.self.name,
+        attemptMs: DIAGNOSIS_ATTEMPT_MS,
+      });
+      if (!outcome.ok && outcome.error === 'refused') ended.add(member.name);
+    });
+    looking = false;
+  };
+  const timer = setInterval(() => void look(), ENDED_EVERY_MS);
+  ended.stop = () => clearInterval(timer);
+  return ended;
+}
+
 /**
  * The partner reached us, or it gave up on our ephemeral port: it looks at
  * the probe port only after its own attempt there went unanswered, and
@@ -243,6 +291,16 @@ function inboundSettled(member: Member, inbound: InboundLog): boolean {
   if (inbound.ephemeral.has(member.name)) return true;
   const looked = inbound.probePort.get(member.name);
   return looked !== undefined && performance.now() - looked.at > EPHEMERAL_GRACE_MS;
+}
+
+/**
+ * An ephemeral port that never took the connection: dropped, reset or
+ * rejected during the handshake, though the partner listens there for as
+ * long as its check runs. One that was taken and then closed is a loaded
+ * or crowded listener, never a firewall.
+ */
+function unanswered(error: ReachError): boolean {
+  return error === 'timed out' || error === 'refused' || error === 'unreachable';
 }
 
 /** A host that answers at a port, with a probe, a refusal or anything at all: the path to it is open there. */
@@ -275,7 +333,11 @@ function outboundLeg(
 
 function inboundLeg(
   member: Member,
-  options: MeshOptions & { outbound: ReadonlyMap<string, PartnerProbe['outbound']> },
+  options: MeshOptions & {
+    outbound: ReadonlyMap<string, PartnerProbe['outbound']>;
+    /** Partners whose check ended without reaching us. */
+    ended: ReadonlySet<string>;
+  },
 ): PartnerProbe['inbound'] {
   const arrival = options.inbound.ephemeral.get(member.name);
   if (arrival !== undefined) {
@@ -304,7 +366,7 @@ function inboundLeg(
     ok: false,
     error: 'timed out',
     detail: reachedIt
-      ? `did not reach ${where} in ${formatSeconds(options.deadline.totalMs)}, though this node reached its: a firewall here may let the rendezvous port through but not net.ipv4.ip_local_port_range ${low}-${high}; open TCP ${low}-${high} on ${options.interfaceName}`
+      ? `did not reach ${where} ${options.ended.has(member.name) ? 'before its own check ended' : `in ${formatSeconds(options.deadline.totalMs)}`}, though this node reached its: a firewall here may let the rendezvous port through but not net.ipv4.ip_local_port_range ${low}-${high}; open TCP ${low}-${high} on ${options.interfaceName}`
       : `did not reach ${where} in ${formatSeconds(options.deadline.totalMs)}`,
     source: null,
   };

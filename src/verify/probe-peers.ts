@@ -29,7 +29,7 @@ import { type Completion, Registry } from './registry.js';
 import { endpointText } from './wait-for-endpoint.js';
 
 /** Asks in a row that the port takes but answers as no probe: torch's store, not a loaded registry. */
-const FOREIGN_ASKS = 3;
+export const FOREIGN_ASKS = 3;
 /** Connections at a node's ephemeral port that have not said hello yet; more push the oldest out. */
 const EPHEMERAL_PENDING = 64;
 /** torch's default last call (dynamic_rendezvous.py RendezvousTimeout, last_call 30 s). */

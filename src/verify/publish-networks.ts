@@ -25,7 +25,7 @@ import { deadlineIn, formatSeconds, untilDeadline } from './clock.js';
 import { joinLocally, joinRegistry, waitingText } from './join-registry.js';
 import { holdCapacity, meetingPoint, probePortOf, startRegistry } from './meeting-point.js';
 import { resolvePeers } from './peer-list.js';
-import { registryShape } from './probe-peers.js';
+import { FOREIGN_ASKS, registryShape } from './probe-peers.js';
 import {
   encodeMessage,
   MAX_NETWORKS,
@@ -136,7 +136,15 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
             logger,
             attemptMs: ATTEMPT_MS,
             nodes: job.nnodes.max,
+            // An elastic job's store host runs torch's store at the port once the rendezvous completed.
+            ...(registryShape(job).lastCallMs !== null && { foreignLimit: FOREIGN_ASKS }),
           });
+    if (!joined.ok && joined.foreign) {
+      return {
+        kind: 'unavailable',
+        reason: `${endpointText(target)} takes connections but does not answer as the probe: the elastic rendezvous had completed before this node came, and its nodes agreed without it`,
+      };
+    }
     if (!joined.ok) {
       const where = `the master's probe service (${master.host} at ${endpointText(target)})`;
       throw new UnreachableError(

@@ -55,8 +55,12 @@ export function checkRegistryBound(job: Pick<JobShape, 'nnodes'>): void {
 }
 type RequestOf<R extends Round> = R extends 'publish' ? Publish : Register;
 
-/** How often the nodes the registry holds hear how many have come. */
-const PROGRESS_PUSH_MS = 1_000;
+/**
+ * How soon after a node comes or goes the nodes the registry holds hear the
+ * new count: at once for a small job, about once a second for a large one,
+ * whose count moves with every registration.
+ */
+const PUSH_AFTER_MS = { small: 100, large: 1_000 } as const;
 /** From this many nodes on, the `waiting` answer is re-encoded at most every RECOUNT_MS. */
 const RECOUNT_NODES = 1_024;
 const RECOUNT_MS = 100;
@@ -114,7 +118,7 @@ export class Registry<R extends Round> implements RequestHandler {
   private waitingAt = 0;
   private pushedWaiting: Buffer | null = null;
   private lastCall: { timer: NodeJS.Timeout; endsAt: number } | null = null;
-  private readonly progress: NodeJS.Timeout;
+  private pushTimer: NodeJS.Timeout | null = null;
   private resolveDelivered: () => void = () => {};
   private resolveFinal: () => void = () => {};
   /** Every member has been given the final answer. */
@@ -131,8 +135,6 @@ export class Registry<R extends Round> implements RequestHandler {
     this.completed = new Promise((resolve) => {
       this.resolveFinal = resolve;
     });
-    this.progress = setInterval(() => this.pushProgress(), PROGRESS_PUSH_MS);
-    this.progress.unref();
   }
 
   /** Who came and how the rendezvous completed; null before it has. */
@@ -152,7 +154,8 @@ export class Registry<R extends Round> implements RequestHandler {
 
   /** Stops the timers; held connections close with the service. */
   close(): void {
-    clearInterval(this.progress);
+    if (this.pushTimer !== null) clearTimeout(this.pushTimer);
+    this.pushTimer = null;
     if (this.lastCall !== null) clearTimeout(this.lastCall.timer);
     this.lastCall = null;
   }
@@ -221,7 +224,7 @@ export class Registry<R extends Round> implements RequestHandler {
         this.held.delete(held);
         stale.finish(reject(`${key} registered again from ${seen}: this registration is replaced`));
       }
-      this.waitingStale = true;
+      this.changed();
     }
     this.settle();
     const final = this.final as Registry<R>['final'];
@@ -277,7 +280,7 @@ export class Registry<R extends Round> implements RequestHandler {
     }
     const short = shortName(entry.node.name);
     this.names.set(short, (this.names.get(short) ?? 0) + 1);
-    this.waitingStale = true;
+    this.changed();
   }
 
   /** A held node went before the rendezvous completed (its check was killed, or gave up): its entry goes too. */
@@ -297,7 +300,7 @@ export class Registry<R extends Round> implements RequestHandler {
     if (left > 0) this.names.set(short, left);
     else this.names.delete(short);
     this.peers?.invalidate();
-    this.waitingStale = true;
+    this.changed();
     // torch clears the last call's deadline when the participants fall below MIN.
     if (this.lastCall !== null && this.memberCount() < this.minimumCount()) {
       clearTimeout(this.lastCall.timer);
@@ -342,7 +345,7 @@ export class Registry<R extends Round> implements RequestHandler {
       }
     }, lastCallMs);
     this.lastCall = { timer, endsAt: performance.now() + lastCallMs };
-    this.waitingStale = true;
+    this.changed();
   }
 
   private complete(completion: Completion): void {
@@ -376,6 +379,18 @@ export class Registry<R extends Round> implements RequestHandler {
     if (!this.final?.keys.has(key)) return;
     this.delivered.add(key);
     if (this.delivered.size === this.final.members.length) this.resolveDelivered();
+  }
+
+  /** The count changed: the waiting answer is stale, and the held nodes hear of it soon. */
+  private changed(): void {
+    this.waitingStale = true;
+    if (this.pushTimer !== null || this.final !== null) return;
+    const after = this.expectedCount() < RECOUNT_NODES ? PUSH_AFTER_MS.small : PUSH_AFTER_MS.large;
+    this.pushTimer = setTimeout(() => {
+      this.pushTimer = null;
+      this.pushProgress();
+    }, after);
+    this.pushTimer.unref();
   }
 
   private pushProgress(): void {
@@ -723,8 +738,25 @@ function rosterAnswers(
   const indexOf = new Map(members.map((member, index) => [member.key, index]));
   const nodes = members.length;
   const sampled = nodes > FULL_MESH_MAX_NODES;
-  const header = (count: number, late: boolean) =>
-    encodeMessage({ kind: 'roster', token, nodes, expected, late, sampled, members: count });
+  // A sampled roster's length varies little (about 64): each header is encoded once.
+  const headers = new Map<string, Buffer>();
+  const header = (count: number, late: boolean) => {
+    const key = `${count} ${late}`;
+    let bytes = headers.get(key);
+    if (bytes === undefined) {
+      bytes = encodeMessage({
+        kind: 'roster',
+        token,
+        nodes,
+        expected,
+        late,
+        sampled,
+        members: count,
+      });
+      headers.set(key, bytes);
+    }
+    return bytes;
+  };
   const none = header(0, false);
   const late = header(0, true);
   if (!sampled) {
