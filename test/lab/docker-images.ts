@@ -65,8 +65,9 @@ export async function buildFromText(
 /** The lab root as the "PyTorch image" (see the file's comment). */
 export async function pytorchImage(engine: DockerEngine, labRoot: string): Promise<string> {
   const workaround = readFileSync(join(LIBUV_WORKAROUND_PATH, 'sitecustomize.py'), 'utf8');
+  const rootTag = `nccl-run-lab/trixie-root:${hash(labRoot)}`;
   const recipe = `
-FROM nccl-run-lab/trixie-root:${hash(labRoot)}
+FROM ${rootTag}
 COPY sitecustomize.py /opt/nccl-run-lab/python/sitecustomize.py
 ENV PYTHONPATH=/opt/nccl-run-lab/python USE_LIBUV=0
 RUN rm -rf /etc/apt/sources.list.d/* /var/lib/apt/lists/* \\
@@ -74,7 +75,6 @@ RUN rm -rf /etc/apt/sources.list.d/* /var/lib/apt/lists/* \\
 `;
   const tag = `nccl-run-lab/pytorch:${hash(labRoot, recipe, workaround)}`;
   if (await hasImage(engine, tag)) return tag;
-  const rootTag = `nccl-run-lab/trixie-root:${hash(labRoot)}`;
   if (!(await hasImage(engine, rootTag))) {
     await execa(
       'bash',
