@@ -32,6 +32,7 @@ import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './resolve/
 import { runChain } from './resolve/run-chain.js';
 import { isSingleNode } from './resolve/strategies/local.js';
 import { readStack, type Stack } from './stack/read-stack.js';
+import { unseenNcclSettings } from './stack/unseen-settings.js';
 import { assessTransport, type Transport } from './transport/assess-transport.js';
 
 /** The rendezvous endpoint (job-shape.ts), with every address its host resolves to. */
@@ -52,7 +53,14 @@ export interface Plan {
   /** The torch and the NCCL the job will run (SPEC "The stack"). */
   stack: Stack;
   /** The NCCL the job loads, its rules, and what it binds with the environment torchrun gets. */
-  nccl: { version: string | null; source: string; rules: NcclRules; pick: NcclBind | null };
+  nccl: {
+    version: string | null;
+    source: string;
+    rules: NcclRules;
+    pick: NcclBind | null;
+    /** What NCCL may read that nccl-run cannot see (stack/unseen-settings.ts). */
+    unseen: string[];
+  };
   /** What NCCL and Gloo would bind if nccl-run set nothing (SPEC "Outputs"). */
   unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
   /** The data plane NCCL will use, and --require-transport's verdict (SPEC "RDMA transport"). */
@@ -275,6 +283,11 @@ function derive(
   });
 
   const childEnv = { ...userEnv, ...exported.set };
+  const { stack } = inputs;
+  const unseen = unseenNcclSettings(stack.nccl, stack.envPlugin, childEnv, {
+    ...conf.values,
+    ...childEnv,
+  });
   const keptFrom = Object.fromEntries(
     Object.keys(exported.kept).map((name) => [name, originOf(name)]),
   );
@@ -314,6 +327,7 @@ function derive(
         ...picture.settingWarnings,
         ...exported.warnings,
         ...transport.warnings,
+        ...unseen.map((note) => `${note}; NCCL's pick may differ from the one reported here`),
         ...(picture.bindWarning === null ? [] : [picture.bindWarning]),
       ],
     },
@@ -324,6 +338,7 @@ function derive(
       source: inputs.stack.nccl.source,
       rules: inputs.rules,
       pick: picture.pick,
+      unseen,
     },
     unmanaged: picture.unmanaged,
     transport,

@@ -53,16 +53,23 @@ export function libraryPathNccl(
   env: Readonly<Record<string, string | undefined>>,
   root = '',
 ): { file: string; version: NcclVersion | null } | null {
-  const dirs = [
-    ...(env.LD_LIBRARY_PATH ?? '').split(':').filter((dir) => dir !== ''),
-    ...ldSoConfDirs(root, '/etc/ld.so.conf', 0),
-    ...DEFAULT_DIRS,
-  ];
-  for (const dir of dirs) {
+  for (const dir of libraryDirs(env, root)) {
     const found = versionedLibrary(dir, root);
     if (found !== null) return found;
   }
   return null;
+}
+
+/** The folders dlopen(3) searches a bare name in, in about ld.so's order (see above). */
+export function libraryDirs(
+  env: Readonly<Record<string, string | undefined>>,
+  root = '',
+): string[] {
+  return [
+    ...(env.LD_LIBRARY_PATH ?? '').split(':').filter((dir) => dir !== ''),
+    ...ldSoConfDirs(root, '/etc/ld.so.conf', 0),
+    ...DEFAULT_DIRS,
+  ];
 }
 
 /** libnccl.so.2 in one folder and the versioned file it links to; null when the folder has none. */

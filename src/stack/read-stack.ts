@@ -8,10 +8,13 @@
  */
 import { findNccl, type NcclLibrary } from './nccl-library.js';
 import { findTorch, type TorchInstall } from './torch-install.js';
+import { findEnvPlugin } from './unseen-settings.js';
 
 export interface Stack {
   torch: TorchInstall;
   nccl: NcclLibrary;
+  /** The libnccl-env.so that NCCL will load (unseen-settings.ts); null when none. */
+  envPlugin: string | null;
 }
 
 /** launcher: --torchrun's words; env: the job's environment (PATH, PYTHONPATH, LD_LIBRARY_PATH, ...). */
@@ -21,5 +24,6 @@ export function readStack(
   root = '',
 ): Stack {
   const torch = findTorch(launcher, env, root);
-  return { torch, nccl: findNccl(torch, env, root) };
+  const nccl = findNccl(torch, env, root);
+  return { torch, nccl, envPlugin: findEnvPlugin(nccl, env, root) };
 }
