@@ -5,14 +5,17 @@
  * base images made from this machine (test/lab/docker-images.ts), with no
  * network beyond the engine's namespace. What a user does, each on the real
  * engine:
- * 1. the example builds offline, and `docker run IMAGE` prints explain;
+ * 1. the example builds offline, with BuildKit and with the classic builder
+ *    (20.10's default), and `docker run IMAGE` prints explain; a `# syntax=`
+ *    line is what would fail;
  * 2. `nccl-run init compose` + `docker compose up`: a real torch 2.6 Gloo
  *    all-reduce between two containers goes over the data network (the
  *    bridges' port counters say so), while torchrun alone goes over the
  *    management network, every time;
  * 3. `docker stop` reaches torchrun once and its status is the container's,
  *    under the image's tini and under `docker run --init`;
- * 4. `nccl-run env --format dotenv` read back by `docker run --env-file`;
+ * 4. `nccl-run env --format dotenv` read back by `docker run --env-file`
+ *    and by compose's env_file;
  * 5. a `--network host` container beside a docker0 that every node has with
  *    the same address never picks it.
  */
