@@ -32,10 +32,10 @@ export const NCCL_RUN_BIN = fileURLToPath(new URL('../../bin/nccl-run', import.m
 /** Enters a Debian root and execs its torchrun (see the script). */
 export const TORCHRUN_IN_ROOT = fileURLToPath(new URL('./torchrun-in-root.sh', import.meta.url));
 
-export type TorchVersion = '1.13' | '2.6';
+export type TorchVersion = '1.13' | '2.6' | '2.14';
 
 /** The Debian release that packages each torch (LAB.md). */
-const SUITE: Record<TorchVersion, Suite> = { '1.13': 'bookworm', '2.6': 'trixie' };
+const SUITE: Record<TorchVersion, Suite> = { '1.13': 'bookworm', '2.6': 'trixie', '2.14': 'sid' };
 
 /** How a lab node starts one torch's torchrun. */
 export interface TorchStack {
@@ -63,8 +63,8 @@ function stackOrReason(version: TorchVersion): TorchStack | { unavailable: strin
             version,
             torchrun: root.path === '/' ? ['/usr/bin/torchrun'] : [TORCHRUN_IN_ROOT, root.path],
             // LAB WORKAROUND (debian-root.ts torch26Env): Debian's torch 2.6
-            // is built without libuv; torch 1.13 predates libuv stores.
-            env: version === '2.6' ? torch26Env : {},
+            // and 2.14 are built without libuv; torch 1.13 predates libuv stores.
+            env: version === '1.13' ? {} : torch26Env,
           };
   }
   stacks.set(version, found);
@@ -141,6 +141,7 @@ export interface AllreduceReport {
 const SPELLING: Record<TorchVersion, (dest: string) => string> = {
   '1.13': (dest) => `--${dest}`,
   '2.6': (dest) => `--${dest.replaceAll('_', '-')}`,
+  '2.14': (dest) => `--${dest.replaceAll('_', '-')}`,
 };
 
 /** torchrun's argv for one node (its options, the script, the script's arguments). */
