@@ -23,6 +23,7 @@ import { routeTo } from './host/routes.js';
 import type { JobShape, RendezvousEndpoint } from './job/job-shape.js';
 import { readJobShape } from './job/read-job-shape.js';
 import { endpointSource } from './job/rendezvous-master.js';
+import { otherVersionWarning } from './job/torchrun-args.js';
 import { torchrunTable } from './job/torchrun-options.js';
 import type { Settled } from './options/settle-options.js';
 import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js';
@@ -284,6 +285,11 @@ function derive(
 
   const childEnv = { ...userEnv, ...exported.set };
   const { stack } = inputs;
+  const mismatch = otherVersionWarning(
+    torchrunArgv,
+    torchrunTable(stack.torch.version),
+    stack.torch.version ?? '',
+  );
   const unseen = unseenNcclSettings(stack.nccl, stack.envPlugin, childEnv, {
     ...conf.values,
     ...childEnv,
@@ -328,6 +334,7 @@ function derive(
         ...exported.warnings,
         ...transport.warnings,
         ...unseen.map((note) => `${note}; NCCL's pick may differ from the one reported here`),
+        ...(mismatch === null ? [] : [mismatch]),
         ...(picture.bindWarning === null ? [] : [picture.bindWarning]),
       ],
     },

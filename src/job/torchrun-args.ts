@@ -240,3 +240,26 @@ function checkType(option: TorchrunOption, optionString: string, value: string):
     );
   }
 }
+
+/**
+ * The warning for options only another torch version's torchrun has (see
+ * the top): the installed one stops at them with "unrecognized arguments".
+ * Names each, and the spelling this torchrun has where it has the option
+ * (1.13's `--master_addr` for `--master-addr`); null when there are none.
+ */
+export function otherVersionWarning(
+  argv: readonly string[],
+  table: TorchrunTable,
+  torch: string,
+): string | null {
+  if (table.torch === null) return null;
+  const { otherVersions } = parseTorchrunArgs(argv, table);
+  if (otherVersions.length === 0) return null;
+  const named = otherVersions.map((token) => {
+    const name = token.split('=', 1)[0] as string;
+    const option = UNION_TABLE.byString.get(name) ?? matchIn(name, UNION_TABLE)?.option ?? null;
+    const own = option === null ? undefined : table.byDest.get(option.dest)?.strings.at(-1);
+    return own === undefined ? name : `${name} (${own} here)`;
+  });
+  return `torch ${torch}'s torchrun has no ${named.join(', ')}, which other torch versions have: it will stop at ${otherVersions.length === 1 ? 'it' : 'them'} with "unrecognized arguments"`;
+}

@@ -136,6 +136,9 @@ const ROWS: Row[] = [
     decision: 'eth1 198.18.2.5',
     warns: /NCCL_COMM_ID/,
     differs: {
+      // Tried by hand on this layout: a COMM_ID of 198.18.2.1 or 203.0.113.9 gives lo as well,
+      // 127.0.0.1 gives eth0, also under NCCL_SOCKET_IFNAME==eth1: the first interface whose
+      // subnet does not hold the address, where 2.22 takes the first that does.
       sid: "2.29.7 binds lo 127.0.0.1 with NCCL_COMM_ID set, with and without nccl-run's variables, where nccl-run reports 2.22's subnet match (eth0 198.18.100.5)",
     },
   },
