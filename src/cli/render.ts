@@ -128,7 +128,7 @@ function masterJson(master: Plan['master']) {
 function masterLine(master: Plan['master']): string {
   return master
     ? `Master     ${master.host}:${master.port} (${endpointSource(master)}) -> ${master.addresses.join(', ') || 'no address'}`
-    : 'Master     none (standalone: torchrun makes its own endpoint on localhost)';
+    : 'Master     none (--standalone, or torch 2.14 with one node and no port: torchrun makes its own c10d endpoint on localhost)';
 }
 
 function decisionLine(decision: Plan['decision']): string {
