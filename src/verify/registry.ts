@@ -57,10 +57,11 @@ type RequestOf<R extends Round> = R extends 'publish' ? Publish : Register;
 
 /**
  * How soon after a node comes or goes the nodes the registry holds hear the
- * new count: at once for a small job, about once a second for a large one,
- * whose count moves with every registration.
+ * new count: at once for a small job; for a large one, whose count moves
+ * with every registration, twice per progress line of theirs
+ * (PROGRESS_EVERY_MS, 5 s), not thousands of writes a second.
  */
-const PUSH_AFTER_MS = { small: 100, large: 1_000 } as const;
+const PUSH_AFTER_MS = { small: 100, large: 2_500 } as const;
 /** From this many nodes on, the `waiting` answer is re-encoded at most every RECOUNT_MS. */
 const RECOUNT_NODES = 1_024;
 const RECOUNT_MS = 100;
