@@ -3,6 +3,7 @@
  * lines say while nodes are missing or the service is not up (SPEC
  * "Verification": `3 of 4 nodes registered, missing: node04`).
  */
+import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -112,5 +113,64 @@ describe('joinRegistry', () => {
     expect(lines[0]).toBe(
       `waiting for the master's probe service (gpu-a at 127.0.0.1:${port}), 0s of 400ms; last attempt: refused (ECONNREFUSED)`,
     );
+  });
+
+  it('waits on the connection the registry holds and gets the roster pushed when the last node comes, no polling', async () => {
+    const registry = new Registry({
+      round: 'register',
+      token: TOKEN,
+      expected: 2,
+      nodeList: [],
+      restrict: null,
+    });
+    service = await startProbeService({
+      host: '127.0.0.1',
+      port: 0,
+      token: TOKEN,
+      maxPending: 8,
+      registry,
+    });
+    const { logger } = capturingLogger();
+    const joining = joinRegistry({
+      target: { address: '127.0.0.1', port: service.port },
+      masterName: 'gpu-a',
+      request: request(1),
+      token: TOKEN,
+      deadline: deadlineIn(20_000),
+      logger,
+      attemptMs: 1_000,
+      nodes: 2,
+    });
+    // Held, the first ask's attempt limit (1 s) does not end it; the roster comes when node 0 does.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    registry.answer({ v: 3, ...request(0) }, '127.0.0.1');
+    const outcome = await joining;
+    expect(outcome).toMatchObject({ ok: true, kind: 'roster' });
+    registry.close();
+  });
+
+  it("gives up in a few asks when the port takes connections but never answers as the probe (torch's store of an elastic job that runs)", async () => {
+    const store = createServer((socket) => socket.on('data', () => socket.destroy()));
+    await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', resolve));
+    const { port } = store.address() as { port: number };
+    try {
+      const { logger } = capturingLogger();
+      const started = performance.now();
+      const outcome = await joinRegistry({
+        target: { address: '127.0.0.1', port },
+        masterName: 'gpu-a',
+        request: request(1),
+        token: TOKEN,
+        deadline: deadlineIn(20_000),
+        logger,
+        attemptMs: 1_000,
+        nodes: 4,
+        foreignLimit: 3,
+      });
+      expect(outcome).toMatchObject({ ok: false, foreign: true, error: 'no handshake' });
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      await new Promise((resolve) => store.close(resolve));
+    }
   });
 });
