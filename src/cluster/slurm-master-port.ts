@@ -9,12 +9,13 @@
  * - below 32768, the start of Linux's default ephemeral range
  *   (net.ipv4.ip_local_port_range = 32768 60999), so an outgoing connection
  *   of another process cannot already hold it;
- * - even, so port + 1 (the peer probe's default, SPEC "Options") is never
- *   another job's rendezvous port, and stays below 29000: clear of torchrun's
- *   defaults 29400 (c10d) and 29500 (static) used by jobs that do not go
- *   through nccl-run, and of Slurm's own 6817-6819;
+ * - even (it once left port + 1 to the peer probe, which now meets at the
+ *   rendezvous port itself), and below 29000: clear of torchrun's defaults
+ *   29400 (c10d) and 29500 (static) used by jobs that do not go through
+ *   nccl-run, and of Slurm's own 6817-6819;
  * - PyTorch Lightning's Slurm convention (15000 + the last 4 digits of the
- *   job id) is the model, spaced by two for the probe port.
+ *   job id) is the model, spaced by two so that the ports already in use
+ *   stay where they were.
  *
  * Two jobs collide only when their ids are equal modulo 7000 and they run at
  * the same time with the same master node; MASTER_PORT overrides the formula.
