@@ -14,7 +14,7 @@ import { decideVariables, type Variables } from './env/decide-variables.js';
 import { userValue } from './env/exported-variables.js';
 import { otherMasterAddr } from './env/master-network.js';
 import { ncclPicture } from './env/nccl-picture.js';
-import { ConfigError, NoInterfaceError, type Origin, originText, whereSet } from './errors.js';
+import { ConfigError, NoInterfaceError, type Origin, originText } from './errors.js';
 import type { Family, HostFacts, RouteAnswer } from './host/host-facts.js';
 import { familyOf, isLinkLocalAddress } from './host/ip-address.js';
 import { type NcclConf, readNcclConf } from './host/nccl-conf.js';
@@ -315,10 +315,11 @@ function derive(
     rdma: facts.rdma,
     ncclEnv: { ...conf.values, ...childEnv },
     required: options.requireTransport,
-    requiredBy: originText(
-      settled.sources['require-transport'] ?? { name: '--require-transport', from: 'flag' },
-    ),
-    setIn: (name) => whereSet(originOf(name)),
+    requiredBy: settled.sources['require-transport'] ?? {
+      name: '--require-transport',
+      from: 'default',
+    },
+    originOf,
   });
   return {
     job,

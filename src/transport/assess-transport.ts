@@ -4,7 +4,7 @@
  * NCCL_IB_* settings, and whether `--require-transport` is met. Pure over the
  * facts; a NCCL_IB_HCA that selects nothing throws (ConfigError, 78).
  */
-import type { NcclRunError } from '../errors.js';
+import type { NcclRunError, Origin } from '../errors.js';
 import type { RdmaFacts } from '../host/host-facts.js';
 import { checkGidIndex } from './gid-index-check.js';
 import { checkIbHca } from './ib-hca-check.js';
@@ -19,9 +19,9 @@ export interface TransportInput {
   ncclEnv: Readonly<Record<string, string | undefined>>;
   required: RequiredTransport | null;
   /** The flag or variable that set `required`. */
-  requiredBy: string;
-  /** Where the user set a variable: "the environment", "the env file", one of NCCL's files. */
-  setIn: (name: string) => string;
+  requiredBy: Origin;
+  /** Where the user set a variable: the environment, the env file, one of NCCL's files. */
+  originOf: (name: string) => Origin;
 }
 
 export interface Transport {
@@ -42,13 +42,13 @@ export function assessTransport(input: TransportInput): Transport {
   const warnings =
     ibTransportOff(settings) === null
       ? [
-          ...checkIbHca(rdma, settings, input.setIn('NCCL_IB_HCA')),
+          ...checkIbHca(rdma, settings, input.originOf('NCCL_IB_HCA')),
           ...checkGidIndex(
             rdma,
             settings,
             verdict,
             input.ncclEnv.NCCL_IB_GID_INDEX,
-            input.setIn('NCCL_IB_GID_INDEX'),
+            input.originOf('NCCL_IB_GID_INDEX'),
           ),
         ]
       : [];

@@ -7,6 +7,7 @@
  * with error 12"). InfiniBand ports are not checked: NCCL 2.22 reads
  * NCCL_IB_GID_INDEX only for RoCE (net_ib.cc ncclIbGetGidIndex).
  */
+import { type Origin, whereSet } from '../errors.js';
 import type { RdmaFacts } from '../host/host-facts.js';
 import { gidAddress, gidFamily, gidWords, linkLocalGid, roceVersion, validGid } from './gid.js';
 import { ncclGidIndex } from './gid-index.js';
@@ -19,7 +20,7 @@ export function checkGidIndex(
   settings: IbSettings,
   verdict: TransportVerdict,
   gidIndexText: string | undefined,
-  from: string,
+  from: Origin,
 ): string[] {
   const warnings: string[] = [];
   const family = settings.addrFamily === 'ipv4' ? 'IPv4' : 'IPv6';
@@ -33,7 +34,7 @@ export function checkGidIndex(
     const entry = port.gids.find((gid) => gid.index === index);
     const label = `${portLabel(used)}${used.netdev === null ? '' : ` (${used.netdev})`}`;
     if (settings.gidIndex >= 0) {
-      const setting = `NCCL_IB_GID_INDEX=${gidIndexText ?? index} (set in ${from})`;
+      const setting = `NCCL_IB_GID_INDEX=${gidIndexText ?? index} (set in ${whereSet(from)})`;
       const own = ncclGidIndex(port, { ...settings, gidIndex: -1 });
       const ownEntry = port.gids.find((gid) => gid.index === own);
       const instead =

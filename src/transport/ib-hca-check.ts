@@ -7,18 +7,18 @@
  * selects no port at all is a ConfigError (78), since NCCL would then quietly
  * run on sockets. The warnings name the entries and the fix.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError, type Origin, whereSet } from '../errors.js';
 import type { RdmaFacts } from '../host/host-facts.js';
 import { entryMatches, ncclIfnameMatches } from '../resolve/nccl-ifname.js';
 import { entryText, parseIbHca } from './ib-hca.js';
 import type { IbSettings } from './ib-settings.js';
 import { portLabel, portSkipped } from './transport-verdict.js';
 
-/** from: where NCCL_IB_HCA was set, e.g. "the environment". */
-export function checkIbHca(rdma: RdmaFacts, settings: IbSettings, from: string): string[] {
+/** from: where NCCL_IB_HCA was set. */
+export function checkIbHca(rdma: RdmaFacts, settings: IbSettings, from: Origin): string[] {
   const value = settings.hca;
   if (value === null) return [];
-  const setting = `NCCL_IB_HCA='${value}' (set in ${from})`;
+  const setting = `NCCL_IB_HCA='${value}' (set in ${whereSet(from)})`;
   const ports = rdma.devices.flatMap((device) =>
     device.ports.map((port) => ({
       name: device.name,

@@ -19,8 +19,11 @@ function assess(
     rdma: fixture === null ? undefined : loadRdmaFacts(fixture).rdma,
     ncclEnv,
     required,
-    requiredBy: '--require-transport',
-    setIn: (name) => (name === 'NCCL_IB_HCA' ? '/etc/nccl.conf' : 'the environment'),
+    requiredBy: { name: '--require-transport', from: 'flag' },
+    originOf: (name) =>
+      name === 'NCCL_IB_HCA'
+        ? { name, from: 'nccl-conf', file: '/etc/nccl.conf' }
+        : { name, from: 'env' },
   });
 }
 

@@ -14,8 +14,8 @@ function assess(fixture: RdmaFixture | null, ncclEnv: Record<string, string> = {
     rdma: fixture === null ? undefined : loadRdmaFacts(fixture).rdma,
     ncclEnv,
     required: null,
-    requiredBy: '--require-transport',
-    setIn: () => 'the environment',
+    requiredBy: { name: '--require-transport', from: 'flag' },
+    originOf: (name) => ({ name, from: 'env' }),
   });
 }
 
