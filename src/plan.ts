@@ -25,7 +25,7 @@ import { readJobShape } from './job/read-job-shape.js';
 import { endpointSource } from './job/rendezvous-master.js';
 import { otherVersionWarning } from './job/torchrun-args.js';
 import { torchrunTable } from './job/torchrun-options.js';
-import type { Settled } from './options/settle-options.js';
+import { optionOrigin, type Settled } from './options/settle-options.js';
 import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js';
 import { buildExcludes } from './resolve/excludes.js';
 import { addressesOf, resolveMaster } from './resolve/master.js';
@@ -216,7 +216,7 @@ async function readInputs(
 
   const context: ResolveContext = {
     explicitInterfaces: options.iface,
-    explicitOrigin: settled.sources.iface ?? null,
+    explicitOrigin: optionOrigin(settled.sources, 'iface'),
     userNcclIfname,
     userNcclFamily: options.force ? null : (ncclView.NCCL_SOCKET_FAMILY ?? null),
     ncclRules: rules,
@@ -315,10 +315,7 @@ function derive(
     rdma: facts.rdma,
     ncclEnv: { ...conf.values, ...childEnv },
     required: options.requireTransport,
-    requiredBy: settled.sources['require-transport'] ?? {
-      name: '--require-transport',
-      from: 'default',
-    },
+    requiredBy: optionOrigin(settled.sources, 'require-transport'),
     originOf,
   });
   return {
@@ -377,7 +374,7 @@ function settleFamily({ options, sources }: Settled, master: MasterInfo | null):
         : 'ipv4';
   if (master && !addresses.some((address) => familyOf(address) === family)) {
     // Only an explicit --family can disagree with the master (auto follows it).
-    const origin = sources.family ? originText(sources.family) : '--family';
+    const origin = originText(optionOrigin(sources, 'family'));
     throw new ConfigError(
       `${origin}=${options.family} conflicts with the master ${master.host}, which resolves only to ${addresses.join(', ')}; use --family auto or ${family === 'ipv4' ? 'ipv6' : 'ipv4'}`,
     );

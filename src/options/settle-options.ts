@@ -20,6 +20,11 @@ import {
   type Options,
 } from './option-table.js';
 
+/** Where an option's value came from: where it was given, else its flag, holding its default. */
+export function optionOrigin(sources: Settled['sources'], name: OptionName): Origin {
+  return sources[name] ?? { name: `--${name}`, from: 'default' };
+}
+
 export interface Settled {
   options: Options;
   /** Env-file keys that are not NCCL_RUN_*: they go to torchrun's environment. */
@@ -97,11 +102,13 @@ function givenValue(
 
 /** Settings that are each valid but cannot work together: the configuration is wrong (78). */
 function checkCombination({ options, sources }: Settled): void {
-  const from = (name: OptionName) =>
-    sources[name] === undefined ? 'the default' : originText(sources[name]);
+  const from = (name: OptionName) => {
+    const origin = optionOrigin(sources, name);
+    return origin.from === 'default' ? 'the default' : originText(origin);
+  };
   if (options.iface.length > 0 && !options.strategy.includes('explicit')) {
     throw new ConfigError(
-      `${sources.strategy ? originText(sources.strategy) : '--strategy'}: --iface ${options.iface.join(',')} is given but the strategy list '${options.strategy.join(',')}' has no 'explicit'; add it or drop --iface`,
+      `${originText(optionOrigin(sources, 'strategy'))}: --iface ${options.iface.join(',')} is given but the strategy list '${options.strategy.join(',')}' has no 'explicit'; add it or drop --iface`,
     );
   }
   if (options.minBandwidth !== null && options.verify !== 'peers') {

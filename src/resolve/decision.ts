@@ -21,7 +21,7 @@ export interface ResolveContext {
   /** --iface, in order of preference; empty when not given. */
   explicitInterfaces: string[];
   /** Where they were given (--iface, NCCL_RUN_IFACE, the env file), for the messages that name them. */
-  explicitOrigin: Origin | null;
+  explicitOrigin: Origin;
   /**
    * The user's NCCL_SOCKET_IFNAME (environment, env file or NCCL's own files),
    * when kept; never one NCCL ignores (env/exported-variables.ts userValue).

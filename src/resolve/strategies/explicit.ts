@@ -26,7 +26,7 @@ export const explicit: Strategy = (facts, context) => {
 
 function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOutcome {
   const names = context.explicitInterfaces;
-  const given = context.explicitOrigin === null ? '--iface' : originText(context.explicitOrigin);
+  const given = originText(context.explicitOrigin);
   const failures: string[] = [];
   for (const name of names) {
     const iface = facts.interfaces.find((candidate) => candidate.name === name);
