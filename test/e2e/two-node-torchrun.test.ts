@@ -105,7 +105,7 @@ tier('real torchrun 1.13 on two nodes through nccl-run', torchUnavailable('1.13'
     const explained = await explainJob(lab, 'A', spec('nccl-run'));
     expect(explained.warnings).toContainEqual(
       expect.stringMatching(
-        /^the c10d endpoint trainer-0-mgmt resolves to this node's address 203\.0\.113\.1, .*torch 1\.13 .*add --rdzv-conf is_host=1 on this node$/,
+        /^the c10d endpoint trainer-0-mgmt resolves to this node's address 203\.0\.113\.1, .*torch 1\.13\S* .*add --rdzv-conf is_host=1 on this node$/,
       ),
     );
   });
