@@ -29,7 +29,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { encodeBytes } from '../byte-string.js';
+import { decodeBytes, encodeBytes } from '../byte-string.js';
 import { shellQuote } from '../env/format-env.js';
 import { ConfigError } from '../errors.js';
 import { findLauncher } from './find-launcher.js';
@@ -83,7 +83,7 @@ export interface Handover {
 
 export function handOver(handover: Handover, target: HandoverTarget | null): void {
   if (target !== null) {
-    writeHandover(target, handoverScript(handover, shellChanges(target.shell)));
+    writeHandover(target, encodeBytes(handoverScript(handover, shellChanges(target.shell))));
     return;
   }
   const execve = (process as { execve?: (file: string, args: string[], env: object) => never })
@@ -103,8 +103,8 @@ export function handNothingOver(target: HandoverTarget): void {
   }
 }
 
-/** One environment entry as the kernel holds it: NAME=VALUE, bytes. */
-type Entry = { name: Buffer; value: Buffer };
+/** One environment entry, its bytes as byte-string.ts carries them. */
+type Entry = { name: string; value: string };
 
 /**
  * How the shell's environment, which it will pass on, differs from the
@@ -135,27 +135,21 @@ export function shellChanges(shell: number): ShellChanges {
   }
   for (const name of OWN_VARIABLES) passed.delete(name);
   const added = [...passed.keys()].filter((key) => !caller.has(key) && isShellName(key));
-  const restored = [...caller].flatMap(([key, entry]) =>
-    passed.get(key)?.value.equals(entry.value) === true ? [] : [entry],
+  const restored = [...caller.values()].filter(
+    (entry) => passed.get(entry.name)?.value !== entry.value,
   );
   return { added, restored };
 }
 
-/** NUL-separated NAME=VALUE entries, keyed by the name's bytes; the first of a name wins, as getenv(3) finds it. */
+/** NUL-separated NAME=VALUE entries by name; the first of a name wins, as getenv(3) finds it. */
 function environEntries(environ: Buffer): Map<string, Entry> {
   const entries = new Map<string, Entry>();
-  let start = 0;
-  while (start < environ.length) {
-    let end = environ.indexOf(0, start);
-    if (end === -1) end = environ.length;
-    const equals = environ.indexOf(0x3d, start);
+  for (const text of decodeBytes(environ).split('\0')) {
+    const equals = text.indexOf('=');
     // An entry without `=`, or with an empty name, is no variable any exec can pass on.
-    if (equals > start && equals < end) {
-      const name = environ.subarray(start, equals);
-      const key = name.toString('latin1');
-      if (!entries.has(key)) entries.set(key, { name, value: environ.subarray(equals + 1, end) });
-    }
-    start = end + 1;
+    if (equals <= 0) continue;
+    const name = text.slice(0, equals);
+    if (!entries.has(name)) entries.set(name, { name, value: text.slice(equals + 1) });
   }
   return entries;
 }
@@ -174,18 +168,10 @@ const REWRITTEN_AT_EXEC = new Set(['SHLVL']);
 export function handoverScript(
   { file, launcher, ownTokens, exports }: Handover,
   changes: ShellChanges = NO_CHANGES,
-): Buffer {
-  const lines: Buffer[] = [];
-  const line = (...parts: (string | Buffer)[]) =>
-    lines.push(Buffer.concat([...parts.map((part) => Buffer.from(part)), Buffer.from('\n')]));
+): string {
   const byShell = (name: string) => isShellName(name) && !REWRITTEN_AT_EXEC.has(name);
   const unset = changes.added.filter(byShell);
-  if (unset.length > 0) line(`unset ${unset.join(' ')}`);
-  const restored = changes.restored.filter((entry) => byShell(entry.name.toString('latin1')));
-  for (const { name, value } of restored) line('export ', name, '=', quoteBytes(value));
-  for (const [name, value] of Object.entries(exports)) {
-    line(`export ${name}=`, quoteBytes(encodeBytes(value)));
-  }
+  const restored = changes.restored.filter((entry) => byShell(entry.name));
   const env = envPrefix(
     changes.added.filter((name) => !byShell(name)),
     changes.restored.filter((entry) => !restored.includes(entry)),
@@ -195,19 +181,25 @@ export function handoverScript(
     unset.includes('PATH') && !launcher[0]?.includes('/')
       ? [file, ...launcher.slice(1)]
       : [...launcher];
-  line(`shift ${ownTokens}`);
-  line('set -- ', ...env, words.map(shellQuote).join(' '), ' "$@"');
-  line('_nccl_run_next=launch');
-  return Buffer.concat(lines);
+  const lines = [
+    ...(unset.length > 0 ? [`unset ${unset.join(' ')}`] : []),
+    ...[...restored, ...Object.entries(exports).map(([name, value]) => ({ name, value }))].map(
+      ({ name, value }) => `export ${name}=${shellQuote(value)}`,
+    ),
+    `shift ${ownTokens}`,
+    `set -- ${[...env, ...words].map(shellQuote).join(' ')} "$@"`,
+    '_nccl_run_next=launch',
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /**
- * `env -u NAME -- NAME=VALUE... `: env(1) sets what no shell can (names that
- * are not identifiers, SHLVL) in the launcher's environment, or nothing when
- * there is none. env takes every word with `=` up to the first without for
- * an entry, so a launcher word holding `=` cannot follow it.
+ * `env -u NAME -- NAME=VALUE...`: env(1) sets what no shell can (names that
+ * are not identifiers, SHLVL) in the launcher's environment; no words when
+ * there is nothing to set. env takes every word with `=` up to the first
+ * without for an entry, so a launcher word holding `=` cannot follow it.
  */
-function envPrefix(unset: string[], entries: Entry[]): (string | Buffer)[] {
+function envPrefix(unset: string[], entries: Entry[]): string[] {
   if (unset.length === 0 && entries.length === 0) return [];
   let env = '/usr/bin/env';
   try {
@@ -215,24 +207,12 @@ function envPrefix(unset: string[], entries: Entry[]): (string | Buffer)[] {
   } catch {
     // Then the exec itself says that env is missing: loud, where dropping the entries would be silent.
   }
-  const words = [
-    ...unset.flatMap((name) => ['-u', name]).map(shellQuote),
+  return [
+    env,
+    ...unset.flatMap((name) => ['-u', name]),
     '--',
-    ...entries.map(({ name, value }) => quoteBytes(Buffer.concat([name, Buffer.from('='), value]))),
+    ...entries.map(({ name, value }) => `${name}=${value}`),
   ];
-  return [shellQuote(env), ...words.flatMap((word) => [' ', word]), ' '];
-}
-
-/** POSIX single quotes over bytes: only the quote byte itself needs care. */
-function quoteBytes(bytes: Buffer): Buffer {
-  const parts: Buffer[] = [Buffer.from("'")];
-  let start = 0;
-  for (let index = bytes.indexOf(0x27); index !== -1; index = bytes.indexOf(0x27, start)) {
-    parts.push(bytes.subarray(start, index), Buffer.from("'\\''"));
-    start = index + 1;
-  }
-  parts.push(bytes.subarray(start), Buffer.from("'"));
-  return Buffer.concat(parts);
 }
 
 /** Into the file the shell made (never a new one: a shell that is gone has removed its own). */

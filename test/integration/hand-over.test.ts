@@ -370,7 +370,7 @@ describe('the hand-over words (src/launch/hand-over.ts), evaluated by the shells
         env: {},
       });
       const file = join(freshDir(), 'handover');
-      writeFileSync(file, script);
+      writeFileSync(file, encodeBytes(script));
       const { stdout } = await execa(
         ...under(shell, [
           '-c',
