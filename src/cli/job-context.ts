@@ -3,6 +3,7 @@
  * settled options, its logger, and the plan, which every command makes from
  * the same facts (SPEC "The stack"): only what a command prints differs.
  */
+import type { TorchrunArgs } from '../job/torchrun-args.js';
 import type { HandoverTarget } from '../launch/hand-over.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
@@ -11,34 +12,34 @@ import { makePlan, type Plan } from '../plan.js';
 import type { FailureLog } from './report-failure.js';
 import type { SplitArgv } from './split-argv.js';
 
-export interface JobContext {
+/** What main() knows of the job before the options are settled. */
+export interface JobArgs {
   argv: readonly string[];
   split: SplitArgv;
-  settled: Settled;
-  options: Options;
-  logger: Logger;
+  /** torchrun's part as every known torchrun reads it (misplaced-options.ts). */
+  torchrunArgs: TorchrunArgs;
   env: NodeJS.ProcessEnv;
   /** Where bin/nccl-run waits for the launch; null under plain `node`. */
   handover: HandoverTarget | null;
+}
+
+export interface JobContext extends JobArgs {
+  settled: Settled;
+  options: Options;
+  logger: Logger;
   /** main()'s failure log, which this context's logger joins. */
   failures: FailureLog;
 }
 
-export async function startJob(
-  argv: readonly string[],
-  split: SplitArgv,
-  env: NodeJS.ProcessEnv,
-  handover: HandoverTarget | null,
-  failures: FailureLog,
-): Promise<JobContext> {
-  const settled = settleOptions(split.flags, env, process.cwd(), {
+export async function startJob(args: JobArgs, failures: FailureLog): Promise<JobContext> {
+  const settled = settleOptions(args.split.flags, args.env, process.cwd(), {
     isTty: process.stderr.isTTY === true,
   });
   const { options } = settled;
   failures.format = options.logFormat;
   const logger = await createLogger(options.logLevel, options.logFormat);
   failures.logger = logger;
-  return { argv, split, settled, options, logger, env, handover, failures };
+  return { ...args, settled, options, logger, failures };
 }
 
 /** The plan, its warnings logged, and the whole decision at debug level: what explain prints, run logs. */

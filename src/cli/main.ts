@@ -34,8 +34,8 @@ export async function main(
     if (split.flags.version === true) return versionCommand();
     if (split.command === 'completion') return await completionCommand([]);
     if (split.command === 'init') return await initCommand(split);
-    checkTorchrunPart(split);
-    const job = await startJob(argv, split, env, handover, failures);
+    const torchrunArgs = checkTorchrunPart(split);
+    const job = await startJob({ argv, split, torchrunArgs, env, handover }, failures);
     return await JOB_COMMANDS[split.command](job);
   } catch (error) {
     return reportFailure(error, failures);

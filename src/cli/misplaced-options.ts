@@ -9,7 +9,7 @@
  * are the script's and are never looked at.
  */
 import { UsageError } from '../errors.js';
-import { parseTorchrunArgs } from '../job/torchrun-args.js';
+import { parseTorchrunArgs, type TorchrunArgs } from '../job/torchrun-args.js';
 import { UNION_TABLE } from '../job/torchrun-options.js';
 import { COMMAND_FLAGS, OPTIONS } from '../options/option-table.js';
 import type { SplitArgv } from './split-argv.js';
@@ -19,7 +19,8 @@ const TORCHRUN_STRINGS = UNION_TABLE.options
   .flatMap((option) => option.strings)
   .filter((string) => string.startsWith('--'));
 
-export function checkTorchrunPart({ torchrun }: SplitArgv): void {
+/** torchrun's part as every known torchrun reads it (the union), once checked. */
+export function checkTorchrunPart({ torchrun }: SplitArgv): TorchrunArgs {
   const parsed = parseTorchrunArgs(torchrun);
   const end = parsed.scriptIndex ?? torchrun.length;
   const first = torchrun[0];
@@ -48,6 +49,7 @@ export function checkTorchrunPart({ torchrun }: SplitArgv): void {
       );
     }
   }
+  return parsed;
 }
 
 /**

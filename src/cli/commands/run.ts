@@ -4,7 +4,6 @@
  * launcher is looked up first, so that one that cannot start costs no wait.
  */
 import { formatEnv, shellQuote } from '../../env/format-env.js';
-import { parseTorchrunArgs } from '../../job/torchrun-args.js';
 import { findLauncher } from '../../launch/find-launcher.js';
 import { handOver } from '../../launch/hand-over.js';
 import { verifyPlan } from '../../verify/verify-plan.js';
@@ -34,7 +33,7 @@ export async function runCommand(job: JobContext): Promise<number> {
     return 0;
   };
   // SPEC: torchrun prints its help and exits; there is no job to resolve or verify.
-  if (file !== '' && parseTorchrunArgs(split.torchrun).help) {
+  if (file !== '' && job.torchrunArgs.help) {
     return launch({ ...settled.envFileExtras, ...(env as Record<string, string>) });
   }
   const plan = await planJob(job);
