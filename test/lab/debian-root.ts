@@ -67,13 +67,15 @@ export function labRoot(suite: Suite): { path: string } | { error: string } {
 /**
  * argv that runs `command` inside `root` with the given hostname, to be run
  * in a network namespace (`ip netns exec NS ...argv`). For root '/', only the
- * hostname changes.
+ * hostname changes. `binds` are more folders to mount in the root
+ * (outside, inside), besides the checkout.
  */
 export function inRoot(
   root: string,
   hostname: string,
   command: string,
   args: readonly string[],
+  binds: readonly (readonly [string, string])[] = [],
 ): string[] {
   const enter =
     root === '/'
@@ -85,6 +87,7 @@ export function inRoot(
           'mount --bind /etc/hosts "$r/etc/hosts"',
           `mkdir -p "$r${CHECKOUT}"`,
           `mount --bind ${CHECKOUT} "$r${CHECKOUT}"`,
+          ...binds.map(([outside, inside]) => `mount --bind ${outside} "$r${inside}"`),
           'exec chroot "$r" "$@"',
         ].join(' && ');
   return [

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { CHECKOUT } from './debian-root.js';
+import { CHECKOUT, inRoot } from './debian-root.js';
 import type { Lab } from './netns.js';
 
 /** One case: each rank's hostname and GLOO_SOCKET_IFNAME (null: unset). */
@@ -95,41 +95,15 @@ function rankArgv(
     `GLOO_SHIM_LOG=${inside}/${log}`,
     ...Object.entries(site.env).map(([key, value]) => `${key}=${value}`),
   ];
-  const enter =
-    site.root === '/'
-      ? 'exec "$@"'
-      : [
-          'mount --rbind /proc "$r/proc"',
-          'mount --rbind /sys "$r/sys"',
-          'mount --rbind /dev "$r/dev"',
-          'mount --bind /etc/hosts "$r/etc/hosts"',
-          `mkdir -p "$r${CHECKOUT}"`,
-          `mount --bind ${CHECKOUT} "$r${CHECKOUT}"`,
-          `mount --bind ${shimDir} "$r/mnt"`,
-          'exec chroot "$r" "$@"',
-        ].join(' && ');
   return [
-    'ip',
-    'netns',
-    'exec',
-    lab.ns(host),
-    'unshare',
-    '--uts',
-    '--mount',
-    '--propagation',
-    'private',
-    'sh',
-    '-c',
-    `hostname "$1" && r=$2 && shift 2 && ${enter}`,
-    'sh',
-    hostname,
-    site.root,
-    '/usr/bin/env',
-    '-i',
-    ...env,
-    site.python,
-    SCRIPT,
-    ...args,
+    ...['ip', 'netns', 'exec', lab.ns(host)],
+    ...inRoot(
+      site.root,
+      hostname,
+      '/usr/bin/env',
+      ['-i', ...env, site.python, SCRIPT, ...args],
+      site.root === '/' ? [] : [[shimDir, '/mnt']],
+    ),
   ];
 }
 
