@@ -38,7 +38,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { tsImport } from 'tsx/esm/api';
-import { FULL_MESH_MAX_NODES } from '../dist/verify/mesh-partners.js';
+import { FULL_MESH_MAX_NODES } from '../dist/probe/partners.js';
 import { median } from './bench-lib.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -224,7 +224,7 @@ async function runMaster({ nodes, masterPort }) {
   const { Writable } = await import('node:stream');
   const { verify } = await import('../dist/verify/verify.js');
   const { makeJob } = await tsImport('../test/fixtures/job-shape.ts', import.meta.url);
-  // The mesh begins when the master has its roster: probe-peers.ts logs the mesh's shape then.
+  // The mesh begins when the master has its roster: probe/peers.ts logs the mesh's shape then.
   let meshFrom = null;
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -296,11 +296,11 @@ async function runMaster({ nodes, masterPort }) {
 /** Nodes 1..N-1, doing to the master what real peers would. */
 async function runFleet({ nodes, masterPort, part, parts }) {
   const { deadlineIn } = await import('../dist/verify/clock.js');
-  const { joinRegistry } = await import('../dist/verify/join-registry.js');
-  const { streamTo } = await import('../dist/verify/measure-bandwidth.js');
-  const { dialOnce } = await import('../dist/verify/probe-dial.js');
-  const { startProbeService } = await import('../dist/verify/probe-service.js');
-  const { jobToken } = await import('../dist/verify/probe-token.js');
+  const { joinRegistry } = await import('../dist/probe/join.js');
+  const { streamTo } = await import('../dist/probe/bandwidth.js');
+  const { dialOnce } = await import('../dist/probe/dial.js');
+  const { startProbeService } = await import('../dist/probe/service.js');
+  const { jobToken } = await import('../dist/probe/token.js');
   const { pino } = await import('pino');
   const probePort = masterPort;
   const token = jobToken({ master: { host: NODE, port: masterPort }, jobId: 'bench', probePort });

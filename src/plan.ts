@@ -230,7 +230,7 @@ async function readInputs(
   // SPEC `agree`: every node publishes its interfaces through the master's
   // probe service before the chain runs; the strategy decides from that.
   if (options.strategy.includes('agree')) {
-    const { publishNetworks } = await import('./verify/publish-networks.js');
+    const { publishNetworks } = await import('./probe/publish.js');
     context.agreement = await publishNetworks({ options, job, facts, context, masterAddresses });
   }
   return {

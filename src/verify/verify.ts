@@ -11,14 +11,14 @@ import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
+import { meetingPoint, membershipLine, probePortOf } from '../probe/meeting-point.js';
+import { type ProbePeersOutcome, probePeers, type RendezvousOutcome } from '../probe/peers.js';
 import type { Decision } from '../resolve/decision.js';
 import { checkLocal } from './check-local.js';
 import { checkStorePort } from './check-store-port.js';
 import { type Deadline, deadlineIn, formatSeconds } from './clock.js';
 import { failureOf } from './failure.js';
 import { type MasterRole, masterRole } from './master-role.js';
-import { meetingPoint, membershipLine, probePortOf } from './meeting-point.js';
-import { type ProbePeersOutcome, probePeers, type RendezvousOutcome } from './probe-peers.js';
 import {
   ATTEMPT_MS,
   endpointText,

@@ -265,8 +265,8 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
  */
 const STRANGER = `
 import { connect } from 'node:net';
-import { jobToken } from './dist/verify/probe-token.js';
-import { encodeMessage } from './dist/verify/probe-protocol.js';
+import { jobToken } from './dist/probe/token.js';
+import { encodeMessage } from './dist/probe/protocol.js';
 const [host, port] = process.argv.slice(1);
 const token = jobToken({ master: { host, port: Number(port) }, jobId: null, probePort: Number(port) });
 const request = encodeMessage({ kind: 'register', token, node: { name: 'node-b', rank: 1 }, interface: 'ens3f0',

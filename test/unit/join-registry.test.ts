@@ -7,11 +7,11 @@ import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { joinRegistry } from '../../src/probe/join.js';
+import type { Register } from '../../src/probe/protocol.js';
+import { Registry } from '../../src/probe/registry.js';
+import { type ProbeService, startProbeService } from '../../src/probe/service.js';
 import { deadlineIn } from '../../src/verify/clock.js';
-import { joinRegistry } from '../../src/verify/join-registry.js';
-import type { Register } from '../../src/verify/probe-protocol.js';
-import { type ProbeService, startProbeService } from '../../src/verify/probe-service.js';
-import { Registry } from '../../src/verify/registry.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 let service: ProbeService | null = null;

@@ -6,7 +6,7 @@ import {
   MessageReader,
   type ProbeMessage,
   type ReadOutcome,
-} from '../../src/verify/probe-protocol.js';
+} from '../../src/probe/protocol.js';
 
 const token = fc.stringMatching(/^[0-9a-f]{32}$/);
 const address = fc.oneof(fc.ipV4(), fc.ipV6());

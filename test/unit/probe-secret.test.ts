@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { meetingPoint } from '../../src/verify/meeting-point.js';
-import { jobToken } from '../../src/verify/probe-token.js';
+import { meetingPoint } from '../../src/probe/meeting-point.js';
+import { jobToken } from '../../src/probe/token.js';
 import { makeJob } from '../fixtures/job-shape.js';
 
 const parts = { master: { host: 'node01', port: 29500 }, jobId: '7002', probePort: 29500 };

@@ -6,10 +6,10 @@
  */
 import { connect, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { streamTo } from '../../src/verify/measure-bandwidth.js';
-import { dialOnce } from '../../src/verify/probe-dial.js';
-import { type Hello, MAX_MESSAGE_BYTES } from '../../src/verify/probe-protocol.js';
-import { type ProbeService, startProbeService } from '../../src/verify/probe-service.js';
+import { streamTo } from '../../src/probe/bandwidth.js';
+import { dialOnce } from '../../src/probe/dial.js';
+import { type Hello, MAX_MESSAGE_BYTES } from '../../src/probe/protocol.js';
+import { type ProbeService, startProbeService } from '../../src/probe/service.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 const OTHER_TOKEN = 'fedcba9876543210fedcba9876543210';

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { UnreachableError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
-import { type PublishInput, publishNetworks } from '../../src/verify/publish-networks.js';
+import { type PublishInput, publishNetworks } from '../../src/probe/publish.js';
 import { makeContext } from '../fixtures/facts/facts-fixtures.js';
 import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
 

@@ -4,13 +4,9 @@
  * ring neighbours plus a sample there).
  */
 import { describe, expect, it } from 'vitest';
-import { FULL_MESH_MAX_NODES, sampledPartners } from '../../src/verify/mesh-partners.js';
-import {
-  MessageReader,
-  type ProbeMessage,
-  type Register,
-} from '../../src/verify/probe-protocol.js';
-import { Registry } from '../../src/verify/registry.js';
+import { FULL_MESH_MAX_NODES, sampledPartners } from '../../src/probe/partners.js';
+import { MessageReader, type ProbeMessage, type Register } from '../../src/probe/protocol.js';
+import { Registry } from '../../src/probe/registry.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 

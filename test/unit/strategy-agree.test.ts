@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HostFacts, InterfaceFacts } from '../../src/host/host-facts.js';
+import { commonNetworks } from '../../src/probe/common-networks.js';
+import type { PublishedNetwork } from '../../src/probe/protocol.js';
 import { type Agreement, agree, type NetworkTable } from '../../src/resolve/strategies/agree.js';
-import { commonNetworks } from '../../src/verify/common-networks.js';
-import type { PublishedNetwork } from '../../src/verify/probe-protocol.js';
 import { makeContext } from '../fixtures/facts/facts-fixtures.js';
 
 function nic(
@@ -36,7 +36,7 @@ const host = (...interfaces: InterfaceFacts[]): HostFacts => ({
   routes: [],
 });
 
-/** What a node publishes: each usable interface's address (publish-networks.ts does this from candidates). */
+/** What a node publishes: each usable interface's address (probe/publish.ts does this from candidates). */
 function publishedBy(facts: HostFacts): PublishedNetwork[] {
   return facts.interfaces.map((iface) => ({
     interface: iface.name,

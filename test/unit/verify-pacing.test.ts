@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { jobToken } from '../../src/probe/token.js';
 import {
   attemptBudgetMs,
   BACKOFF_BASE_MS,
@@ -7,7 +8,6 @@ import {
   backoffDelayMs,
   MIN_ATTEMPT_MS,
 } from '../../src/verify/backoff.js';
-import { jobToken } from '../../src/verify/probe-token.js';
 import { classifySocketError } from '../../src/verify/reach-error.js';
 
 describe('backoffDelayMs', () => {

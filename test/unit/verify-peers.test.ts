@@ -9,10 +9,10 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostFacts, InterfaceFacts } from '../../src/host/host-facts.js';
 import type { JobShape } from '../../src/job/job-shape.js';
-import { localPortRange } from '../../src/verify/port-range.js';
-import { startProbeService } from '../../src/verify/probe-service.js';
-import { jobToken } from '../../src/verify/probe-token.js';
-import { Registry } from '../../src/verify/registry.js';
+import { localPortRange } from '../../src/probe/port-range.js';
+import { Registry } from '../../src/probe/registry.js';
+import { startProbeService } from '../../src/probe/service.js';
+import { jobToken } from '../../src/probe/token.js';
 import {
   VerificationFailedError,
   type VerifyInput,

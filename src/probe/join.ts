@@ -13,9 +13,11 @@
  */
 import { connect } from 'node:net';
 import type { Logger } from '../log.js';
-import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
-import { type Deadline, formatSeconds, sleepUntil } from './clock.js';
-import type { Endpoint } from './connect-once.js';
+import { attemptBudgetMs, backoffDelayMs } from '../verify/backoff.js';
+import { type Deadline, formatSeconds, sleepUntil } from '../verify/clock.js';
+import type { Endpoint } from '../verify/connect-once.js';
+import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
+import { endpointText, PROGRESS_EVERY_MS } from '../verify/wait-for-endpoint.js';
 import {
   encodeMessage,
   type Member,
@@ -27,10 +29,8 @@ import {
   type Roster,
   type Table,
   type Waiting,
-} from './probe-protocol.js';
-import type { RequestHandler } from './probe-service.js';
-import { classifySocketError, type ReachFailure } from './reach-error.js';
-import { endpointText, PROGRESS_EVERY_MS } from './wait-for-endpoint.js';
+} from './protocol.js';
+import type { RequestHandler } from './service.js';
 
 /** How long an answered connection waits for the registry to hang up before this node does. */
 const LINGER_MS = 1_000;

@@ -19,12 +19,12 @@ import { ConfigError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { familyOf } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
-import type { Endpoint } from './connect-once.js';
-import { masterRole } from './master-role.js';
-import { type ProbeService, startProbeService } from './probe-service.js';
-import { jobToken } from './probe-token.js';
-import { classifySocketError, type ReachFailure } from './reach-error.js';
+import type { Endpoint } from '../verify/connect-once.js';
+import { masterRole } from '../verify/master-role.js';
+import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
 import { checkRegistryBound, type Registry, type Round } from './registry.js';
+import { type ProbeService, startProbeService } from './service.js';
+import { jobToken } from './token.js';
 
 export interface MeetingPoint {
   master: RendezvousEndpoint;

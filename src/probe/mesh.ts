@@ -22,14 +22,14 @@
  */
 import { sameAddress } from '../host/ip-address.js';
 import type { Logger } from '../log.js';
-import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
-import { type Deadline, formatSeconds, sleepUntil } from './clock.js';
+import { attemptBudgetMs, backoffDelayMs } from '../verify/backoff.js';
+import { type Deadline, formatSeconds, sleepUntil } from '../verify/clock.js';
+import type { ReachError } from '../verify/reach-error.js';
+import { endpointText, PROGRESS_EVERY_MS } from '../verify/wait-for-endpoint.js';
+import { formatRate, streamTo } from './bandwidth.js';
+import { type DialOutcome, dialOnce } from './dial.js';
 import type { InboundLog } from './inbound-log.js';
-import { formatRate, streamTo } from './measure-bandwidth.js';
-import { type DialOutcome, dialOnce } from './probe-dial.js';
-import type { Member } from './probe-protocol.js';
-import type { ReachError } from './reach-error.js';
-import { endpointText, PROGRESS_EVERY_MS } from './wait-for-endpoint.js';
+import type { Member } from './protocol.js';
 
 export const DIAL_CONCURRENCY = 64;
 /** The first ephemeral dial has not answered by now: look at the probe port meanwhile. */

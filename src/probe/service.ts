@@ -23,7 +23,7 @@ import {
   MessageReader,
   type ProbeMessage,
   type Stream,
-} from './probe-protocol.js';
+} from './protocol.js';
 
 /** A legitimate peer writes its request the moment it connects; this is generous for a loaded node. */
 const FIRST_LINE_MS = 3_000;

@@ -8,11 +8,11 @@
  * the path drains them cannot flatter it. One stream per node at once, and
  * in a ring every link carries one: the figure is the path's, not a share.
  */
-import { formatSeconds } from './clock.js';
-import type { Endpoint } from './connect-once.js';
-import { probeRequest } from './probe-dial.js';
-import { encodeMessage } from './probe-protocol.js';
-import type { ReachFailure } from './reach-error.js';
+import { formatSeconds } from '../verify/clock.js';
+import type { Endpoint } from '../verify/connect-once.js';
+import type { ReachFailure } from '../verify/reach-error.js';
+import { probeRequest } from './dial.js';
+import { encodeMessage } from './protocol.js';
 
 /** SPEC: "for about a second", with --min-bandwidth. */
 export const BANDWIDTH_WINDOW_MS = 1_000;

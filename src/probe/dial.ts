@@ -6,10 +6,10 @@
  * would fail or hang.
  */
 import { connect, type Socket } from 'node:net';
-import { formatSeconds } from './clock.js';
-import type { Endpoint } from './connect-once.js';
-import { encodeMessage, MessageReader, type ProbeMessage } from './probe-protocol.js';
-import { classifySocketError, type ReachFailure } from './reach-error.js';
+import { formatSeconds } from '../verify/clock.js';
+import type { Endpoint } from '../verify/connect-once.js';
+import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
+import { encodeMessage, MessageReader, type ProbeMessage } from './protocol.js';
 
 export interface DialOptions {
   target: Endpoint;
@@ -57,7 +57,7 @@ export function dialOnce(options: DialOptions): Promise<DialOutcome> {
   });
 }
 
-/** One probe request on its own connection, as dialOnce and streamTo (measure-bandwidth.ts) make it. */
+/** One probe request on its own connection, as dialOnce and streamTo (bandwidth.ts) make it. */
 export interface ProbeRequest<T> {
   target: Endpoint;
   /** The chosen address, bound as the source. */

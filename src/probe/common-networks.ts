@@ -13,7 +13,7 @@ import {
   MAX_MISSING_LISTED,
   type PublishedNetwork,
   type Table,
-} from './probe-protocol.js';
+} from './protocol.js';
 
 /** One node's best interface on each network it has (RDMA-backed first, then the faster). */
 function byNetwork(networks: readonly PublishedNetwork[]): Map<string, PublishedNetwork> {

@@ -29,9 +29,9 @@
 import { ConfigError } from '../errors.js';
 import { canonicalAddress, familyOf, withoutZone } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
-import { spreadMs } from './backoff.js';
+import { spreadMs } from '../verify/backoff.js';
 import { commonNetworks } from './common-networks.js';
-import { FULL_MESH_MAX_NODES, sampledPartners } from './mesh-partners.js';
+import { FULL_MESH_MAX_NODES, sampledPartners } from './partners.js';
 import type { ResolvedPeer } from './peer-list.js';
 import {
   encodeMessage,
@@ -40,12 +40,12 @@ import {
   type NodeIdentity,
   type Publish,
   type Register,
-} from './probe-protocol.js';
-import type { RegistryConnection, RequestHandler } from './probe-service.js';
+} from './protocol.js';
+import type { RegistryConnection, RequestHandler } from './service.js';
 
 export type Round = 'publish' | 'register';
 
-/** The registry's bound (probe-protocol.ts MAX_NODES, Slurm's own), checked before anything listens. */
+/** The registry's bound (protocol.ts MAX_NODES, Slurm's own), checked before anything listens. */
 export function checkRegistryBound(job: Pick<JobShape, 'nnodes'>): void {
   if (job.nnodes.max > MAX_NODES) {
     throw new ConfigError(
@@ -148,7 +148,7 @@ export class Registry<R extends Round> implements RequestHandler {
     };
   }
 
-  /** The `waiting` answer as of now, for the master's own join (join-registry.ts joinLocally). */
+  /** The `waiting` answer as of now, for the master's own join (join.ts joinLocally). */
   waitingNow(): Buffer {
     return this.waiting().held;
   }

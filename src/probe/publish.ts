@@ -21,20 +21,20 @@ import { candidates } from '../resolve/candidates.js';
 import type { ResolveContext } from '../resolve/decision.js';
 import { compareBySpeed } from '../resolve/speed-ranking.js';
 import type { Agreement } from '../resolve/strategies/agree.js';
-import { deadlineIn, formatSeconds, untilDeadline } from './clock.js';
-import { joinLocally, joinRegistry, waitingText } from './join-registry.js';
+import { deadlineIn, formatSeconds, untilDeadline } from '../verify/clock.js';
+import { ATTEMPT_MS, endpointText } from '../verify/wait-for-endpoint.js';
+import { joinLocally, joinRegistry, waitingText } from './join.js';
 import { holdCapacity, meetingPoint, probePortOf, startRegistry } from './meeting-point.js';
 import { resolvePeers } from './peer-list.js';
-import { FOREIGN_ASKS, registryShape } from './probe-peers.js';
+import { FOREIGN_ASKS, registryShape } from './peers.js';
 import {
   encodeMessage,
   MAX_NETWORKS,
   type NodeIdentity,
   type PublishedNetwork,
-} from './probe-protocol.js';
-import type { ProbeService } from './probe-service.js';
+} from './protocol.js';
 import { Registry } from './registry.js';
-import { ATTEMPT_MS, endpointText } from './wait-for-endpoint.js';
+import type { ProbeService } from './service.js';
 
 export interface PublishInput {
   options: Pick<
