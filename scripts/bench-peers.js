@@ -4,7 +4,7 @@
  * with 4,095 peers completes in a few seconds; the master's registry holds
  * 4,096 registrations; descriptors within the default soft limit of 1,024").
  *
- * Runs the compiled code (dist/verify/*, so `npm run build` first) in
+ * Runs the compiled code (dist/probe/* and dist/verify/*, so `npm run build` first) in
  * three processes on loopback (Linux routes all of 127.0.0.0/8 to lo, so
  * every node has an address of its own):
  * - the node under test: the real verify() of rank 0, the master, at
@@ -223,6 +223,7 @@ async function runMaster({ nodes, masterPort }) {
   const { pino } = await import('pino');
   const { Writable } = await import('node:stream');
   const { verify } = await import('../dist/verify/verify.js');
+  const { meetingPoint } = await import('../dist/probe/meeting-point.js');
   const { makeJob } = await tsImport('../test/fixtures/job-shape.ts', import.meta.url);
   // The mesh begins when the master has its roster: probe/peers.ts logs the mesh's shape then.
   let meshFrom = null;
@@ -237,7 +238,7 @@ async function runMaster({ nodes, masterPort }) {
   const started = performance.now();
   const loaded = process.cpuUsage();
   try {
-    const report = await verify({
+    const input = {
       level: 'peers',
       decision: {
         interface: 'lo',
@@ -252,6 +253,7 @@ async function runMaster({ nodes, masterPort }) {
         masterAddr: NODE,
         nnodes: { min: nodes, max: nodes, source: 'bench' },
         nodeRank: { value: 0, source: 'bench' },
+        jobId: 'bench',
       }),
       facts: {
         hostname: 'bench',
@@ -272,13 +274,21 @@ async function runMaster({ nodes, masterPort }) {
       },
       timeoutMs: TIMEOUT_MS,
       peers: [],
-      probePort: null,
       logger: pino({ level: 'debug' }, sink),
       routesToMaster: [],
       masterAddresses: [NODE],
-      jobId: 'bench',
       nodeName: 'node0',
+    };
+    // The meeting point as the plan computes it for both rounds (plan.ts).
+    const meeting = await meetingPoint({
+      job: input.job,
+      probePort: null,
+      masterAddresses: input.masterAddresses,
+      facts: input.facts,
+      family: 'ipv4',
+      secretFile: null,
     });
+    const report = await verify({ ...input, meeting });
     const partners = report.results.filter((result) => result.check === 'probe').length;
     const ended = performance.now();
     return {

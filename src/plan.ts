@@ -25,7 +25,9 @@ import { readJobShape } from './job/read-job-shape.js';
 import { endpointSource } from './job/rendezvous-master.js';
 import { otherVersionWarning } from './job/torchrun-args.js';
 import { torchrunTable } from './job/torchrun-options.js';
+import type { Logger } from './log.js';
 import { optionOrigin, type Settled } from './options/settle-options.js';
+import type { MeetingPoint } from './probe/meeting-point.js';
 import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js';
 import { buildExcludes } from './resolve/excludes.js';
 import { addressesOf, resolveMaster } from './resolve/master.js';
@@ -68,6 +70,8 @@ export interface Plan {
   transport: Transport;
   /** Hosts for --verify peers. */
   peers: string[];
+  /** Where the nodes meet for --verify peers and `agree` (probe/meeting-point.ts); null below peers. */
+  meeting: MeetingPoint | null;
   /** The launcher and torchrun's arguments, untouched. */
   command: string[];
   /** The child's whole environment. */
@@ -94,6 +98,7 @@ interface Inputs {
   commIdAddress: string | null;
   masterAddrAddresses: string[];
   machine: MachineNames | null;
+  meeting: MeetingPoint | null;
 }
 
 /**
@@ -129,10 +134,12 @@ export async function makePlan(
   torchrunArgv: readonly string[],
   settled: Settled,
   env: NodeJS.ProcessEnv,
+  /** For the `agree` round's progress, the only step that logs. */
+  logger: Logger,
 ): Promise<Plan> {
   const progress: Progress = {};
   try {
-    const inputs = await readInputs(torchrunArgv, settled, env, progress);
+    const inputs = await readInputs(torchrunArgv, settled, env, progress, logger);
     progress.decision = runChain(settled.options.strategy, inputs.facts, inputs.context);
     return derive(inputs, progress.decision, settled, torchrunArgv);
   } catch (error) {
@@ -155,6 +162,7 @@ async function readInputs(
   settled: Settled,
   env: NodeJS.ProcessEnv,
   progress: Progress,
+  logger: Logger,
 ): Promise<Inputs> {
   const { options } = settled;
   const processEnv = definedOnly(env);
@@ -227,11 +235,23 @@ async function readInputs(
     routesToMaster,
     agreement: null,
   };
+  // One meeting point for both rounds that meet there, agree's and the peers check's.
+  const meeting =
+    options.verify === 'peers'
+      ? await (await import('./probe/meeting-point.js')).meetingPoint({
+          job,
+          probePort: options.probePort,
+          masterAddresses,
+          facts,
+          family,
+          secretFile: options.probeSecretFile,
+        })
+      : null;
   // SPEC `agree`: every node publishes its interfaces through the master's
   // probe service before the chain runs; the strategy decides from that.
   if (options.strategy.includes('agree')) {
     const { publishNetworks } = await import('./probe/publish.js');
-    context.agreement = await publishNetworks({ options, job, facts, context, masterAddresses });
+    context.agreement = await publishNetworks({ options, job, facts, context, meeting, logger });
   }
   return {
     userEnv,
@@ -249,6 +269,7 @@ async function readInputs(
     commIdAddress: commIdAddresses[0] ?? null,
     masterAddrAddresses,
     machine,
+    meeting,
   };
 }
 
@@ -348,6 +369,7 @@ function derive(
     unmanaged: picture.unmanaged,
     transport,
     peers: options.peers ?? job.clusterPeers,
+    meeting: inputs.meeting,
     command: [...options.torchrun, ...torchrunArgv],
     childEnv,
   };

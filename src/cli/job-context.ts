@@ -44,7 +44,7 @@ export async function startJob(args: JobArgs, failures: FailureLog): Promise<Job
 
 /** The plan, its warnings logged, and the whole decision at debug level: what explain prints, run logs. */
 export async function planJob(job: JobContext): Promise<Plan> {
-  const plan = await makePlan(job.split.torchrun, job.settled, job.env);
+  const plan = await makePlan(job.split.torchrun, job.settled, job.env, job.logger);
   logDecision(job.logger, plan);
   return plan;
 }

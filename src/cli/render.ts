@@ -8,10 +8,12 @@ import { formatEnv, shellQuote } from '../env/format-env.js';
 import { type NcclRunError, whereSet } from '../errors.js';
 import { endpointSource } from '../job/rendezvous-master.js';
 import type { Learned, Plan } from '../plan.js';
+import type { MeetingPoint } from '../probe/meeting-point.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
 import type { NcclBind } from '../resolve/nccl-pick.js';
 import { dataPlaneSummary, transportJson, transportLines } from '../transport/transport-text.js';
 import type { VerifyReport } from '../verify/verify.js';
+import { endpointText } from '../verify/wait-for-endpoint.js';
 
 export function explainJson(plan: Plan) {
   const { decision, variables } = plan;
@@ -42,7 +44,32 @@ export function explainJson(plan: Plan) {
     },
     unmanaged: plan.unmanaged,
     transport: transportJson(plan.transport),
+    probe: probeJson(plan.meeting),
   };
+}
+
+/** Where --verify peers (and `agree`) meet: the plan's one meeting point, as both rounds use it. */
+function probeJson(meeting: MeetingPoint | null) {
+  return (
+    meeting && {
+      port: meeting.port,
+      target: meeting.target,
+      hostsRegistry: meeting.hostsRegistry,
+      membership: meeting.membership.kind,
+    }
+  );
+}
+
+function probeLine(meeting: MeetingPoint | null): string[] {
+  if (meeting === null) return [];
+  const host = meeting.hostsRegistry
+    ? 'this node hosts the registry'
+    : 'the master hosts the registry';
+  const membership =
+    meeting.membership.kind === 'secret' ? 'by the shared secret' : 'by token only';
+  return [
+    `Probe      meets at ${endpointText(meeting.target)} (${meeting.master.host}); ${host}; membership ${membership}`,
+  ];
 }
 
 /**
@@ -156,6 +183,7 @@ export function explainText(plan: Plan): string {
     ...plan.nccl.unseen.map((note) => `           may read what nccl-run cannot see: ${note}`),
     `Unmanaged  with nothing set, NCCL would bind ${bindText(plan.unmanaged.nccl)} and Gloo ${bindText(plan.unmanaged.gloo)}`,
     ...transportLines(plan.transport, plan.facts.rdma),
+    ...probeLine(plan.meeting),
     '',
     'Trace',
     ...traceTable(decision.trace),

@@ -42,29 +42,32 @@ export interface MeetingPoint {
   membership: { kind: 'token' } | { kind: 'secret'; file: string };
 }
 
-/** SPEC --probe-port, the rendezvous port by default; null where the nodes have no master to meet at. */
-export function probePortOf(job: JobShape, probePort: number | null): number | null {
-  if (job.master === null) {
-    if (job.standalone || job.nnodes.max === 1) return null;
-    throw new ConfigError(
-      '--verify peers needs the master: the nodes meet through its probe service; give --master-addr (or run under Slurm)',
-    );
-  }
-  return probePort ?? job.master.port;
-}
-
+/**
+ * The meeting point of a --verify peers job, computed once by the plan and
+ * used by both rounds (`agree`'s publish and the peers registration); null
+ * where the nodes have nobody to meet (one node, or a standalone job,
+ * without a master). A multi-node job without a master cannot meet: exit 78.
+ */
 export async function meetingPoint(input: {
   job: JobShape;
-  master: RendezvousEndpoint;
-  port: number;
+  /** --probe-port; null: the rendezvous port (SPEC --probe-port). */
+  probePort: number | null;
   masterAddresses: readonly string[];
   facts: HostFacts;
   /** The rendezvous' family. */
   family: Family;
   /** --probe-secret-file. */
   secretFile: string | null;
-}): Promise<MeetingPoint> {
-  const { job, master, port, family, secretFile } = input;
+}): Promise<MeetingPoint | null> {
+  const { job, family, secretFile } = input;
+  const master = job.master;
+  if (master === null) {
+    if (job.standalone || job.nnodes.max === 1) return null;
+    throw new ConfigError(
+      '--verify peers needs the master: the nodes meet through its probe service; give --master-addr (or run under Slurm)',
+    );
+  }
+  const port = input.probePort ?? master.port;
   checkRegistryBound(job);
   const secret = secretFile === null ? null : await readSecret(secretFile);
   const role = await masterRole(job, master, input.masterAddresses, input.facts, family);

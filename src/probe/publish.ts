@@ -15,7 +15,7 @@
 import { UnreachableError } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
-import { createLogger } from '../log.js';
+import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
 import { candidates } from '../resolve/candidates.js';
 import type { ResolveContext } from '../resolve/decision.js';
@@ -24,7 +24,7 @@ import type { Agreement } from '../resolve/strategies/agree.js';
 import { deadlineIn, formatSeconds, untilDeadline } from '../verify/clock.js';
 import { ATTEMPT_MS, endpointText } from '../verify/wait-for-endpoint.js';
 import { joinLocally, joinRegistry, waitingText } from './join.js';
-import { holdCapacity, meetingPoint, probePortOf, startRegistry } from './meeting-point.js';
+import { holdCapacity, type MeetingPoint, startRegistry } from './meeting-point.js';
 import { resolvePeers } from './peer-list.js';
 import { FOREIGN_ASKS, registryShape } from './peers.js';
 import {
@@ -37,25 +37,18 @@ import { Registry } from './registry.js';
 import type { ProbeService } from './service.js';
 
 export interface PublishInput {
-  options: Pick<
-    Options,
-    | 'verify'
-    | 'verifyTimeout'
-    | 'probePort'
-    | 'probeSecretFile'
-    | 'peers'
-    | 'logLevel'
-    | 'logFormat'
-  >;
+  options: Pick<Options, 'verify' | 'verifyTimeout' | 'peers'>;
   job: JobShape;
   facts: HostFacts;
   /** The context the chain will run with: excludes and family decide what is usable. */
   context: ResolveContext;
-  masterAddresses: readonly string[];
+  /** The plan's, the peers check's too; null below --verify peers, or with nobody to meet. */
+  meeting: MeetingPoint | null;
+  logger: Logger;
 }
 
 export async function publishNetworks(input: PublishInput): Promise<Agreement> {
-  const { options, job, facts, context } = input;
+  const { options, job, facts, context, meeting, logger } = input;
   if (options.verify !== 'peers') {
     return {
       kind: 'unavailable',
@@ -64,21 +57,9 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
   }
   if (context.singleNode)
     return { kind: 'unavailable', reason: 'a single-node job: nothing to agree with' };
-  const master = job.master;
-  if (master === null) return { kind: 'unavailable', reason: 'no master to meet at' };
-  const port = probePortOf(job, options.probePort) as number;
-  const meeting = await meetingPoint({
-    job,
-    master,
-    port,
-    masterAddresses: input.masterAddresses,
-    facts,
-    family: context.family,
-    secretFile: options.probeSecretFile ?? null,
-  });
-  const { token, target } = meeting;
+  if (meeting === null) return { kind: 'unavailable', reason: 'no master to meet at' };
+  const { token, target, master, port } = meeting;
   const deadline = deadlineIn(options.verifyTimeout);
-  const logger = await createLogger(options.logLevel, options.logFormat);
 
   let service: ProbeService | null = null;
   let registry: Registry<'publish'> | null = null;

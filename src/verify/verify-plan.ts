@@ -26,14 +26,12 @@ export async function verifyPlan(
     timeoutMs: options.verifyTimeout,
     // SPEC --peers: it restricts the mesh; Slurm's node list only names who is missing.
     peers: options.peers !== null ? plan.peers : [],
-    probePort: options.probePort,
+    meeting: plan.meeting,
     logger,
     masterAddresses: plan.master?.addresses ?? [],
     masterFamily: plan.context.family,
-    jobId: plan.job.jobId,
     nodeName: plan.job.nodeName ?? plan.facts.hostname,
     minBandwidthMbps: options.minBandwidth,
-    probeSecretFile: options.probeSecretFile,
   }).catch((error: unknown) => {
     // The warnings often say why it failed (a route through another interface): log them first.
     if (error instanceof VerificationFailedError) {

@@ -11,7 +11,7 @@ import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
-import { meetingPoint, membershipLine, probePortOf } from '../probe/meeting-point.js';
+import { type MeetingPoint, membershipLine } from '../probe/meeting-point.js';
 import { type ProbePeersOutcome, probePeers, type RendezvousOutcome } from '../probe/peers.js';
 import type { Decision } from '../resolve/decision.js';
 import { checkLocal } from './check-local.js';
@@ -37,7 +37,8 @@ export interface VerifyInput {
   timeoutMs: number;
   /** --peers (already expanded): restricts --verify peers to these hosts; empty: every node that registers. */
   peers: string[];
-  probePort: number | null;
+  /** Where the nodes meet at --verify peers, as the plan computed it (probe/meeting-point.ts); null: no probe. */
+  meeting: MeetingPoint | null;
   logger: Logger;
   /** The kernel's routes to the master's addresses of the chosen family (ResolveContext.routesToMaster). */
   routesToMaster: RouteAnswer[];
@@ -49,14 +50,10 @@ export interface VerifyInput {
    * NCCL skips ::1, while its store is still at [::1].
    */
   masterFamily?: Decision['family'];
-  /** What tells this job from another on the same nodes: SLURM_JOB_ID. */
-  jobId?: string | null;
   /** This node's name in the mesh: Slurm's SLURMD_NODENAME, else the hostname. */
   nodeName?: string;
   /** --min-bandwidth in Mbit/s: the throughput to the next node must reach it. */
   minBandwidthMbps?: number | null;
-  /** --probe-secret-file: the job's shared secret, which makes the probe's token an authenticator. */
-  probeSecretFile?: string | null;
   /** How long the throughput is measured (BANDWIDTH_WINDOW_MS); tests shorten it. */
   bandwidthWindowMs?: number;
 }
@@ -135,13 +132,11 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
     job.master === null
       ? null
       : await masterRole(job, job.master, input.masterAddresses, input.facts, storeFamily);
-  // A probe port that cannot be is a configuration error: find it before touching the network.
-  const probePort = input.level === 'peers' ? probePortOf(job, input.probePort) : null;
   report.results.push(...(await checkMaster(input, role, deadline, report.warnings)));
   // The registry meets at the rendezvous port: where torch's store cannot bind it, neither can it.
   const bound = report.results.every((result) => result.check !== 'bind' || result.ok);
-  if (probePort !== null && role !== null && bound) {
-    report.results.push(...(await probeAll(input, probePort, deadline, report)));
+  if (input.level === 'peers' && input.meeting !== null && role !== null && bound) {
+    report.results.push(...(await probeAll(input, input.meeting, deadline, report)));
   }
 
   const ok = report.results.every((result) => result.ok);
@@ -235,20 +230,11 @@ function masterOnChosenNetwork({ facts, decision, masterAddresses }: VerifyInput
 
 async function probeAll(
   input: VerifyInput,
-  port: number,
+  meeting: MeetingPoint,
   deadline: Deadline,
   report: VerifyReport,
 ): Promise<PeerResult[]> {
   const { decision, job } = input;
-  const meeting = await meetingPoint({
-    job: { ...job, jobId: input.jobId ?? null },
-    master: job.master as NonNullable<JobShape['master']>,
-    port,
-    masterAddresses: input.masterAddresses,
-    facts: input.facts,
-    family: input.masterFamily ?? decision.family,
-    secretFile: input.probeSecretFile ?? null,
-  });
   input.logger.info(membershipLine(meeting));
   const outcome = await probePeers({
     job,

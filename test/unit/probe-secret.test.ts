@@ -21,17 +21,17 @@ const file = (name: string, text: string) => {
   return path;
 };
 
-const meet = (secretFile: string | null) => {
-  const job = makeJob();
-  return meetingPoint({
-    job,
-    master: job.master as NonNullable<typeof job.master>,
-    port: 29500,
+const meet = async (secretFile: string | null) => {
+  const meeting = await meetingPoint({
+    job: makeJob(),
+    probePort: 29500,
     masterAddresses: ['127.0.0.1'],
     facts: { hostname: 'node01', interfaces: [], routes: [] },
     family: 'ipv4',
     secretFile,
   });
+  if (meeting === null) throw new Error('a job with a master always has a meeting point');
+  return meeting;
 };
 
 describe('the job token and its secret', () => {

@@ -4,9 +4,11 @@
  * that names a node that never published.
  */
 import { createServer } from 'node:net';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { UnreachableError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
+import { meetingPoint } from '../../src/probe/meeting-point.js';
 import { type PublishInput, publishNetworks } from '../../src/probe/publish.js';
 import { makeContext } from '../fixtures/facts/facts-fixtures.js';
 import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
@@ -21,12 +23,13 @@ function freePort(): Promise<number> {
 }
 
 /** A node whose only usable interface is on 198.18.70.0/24; it reaches the master on loopback. */
-function node(
+/** Its publish round as the plan sets it up: the meeting point at probePort. */
+async function node(
   rank: number,
   probePort: number,
   nnodes = 3,
   extra: Partial<PublishInput['options']> = {},
-): PublishInput {
+): Promise<PublishInput> {
   const facts: HostFacts = {
     hostname: `gpu-${rank}`,
     interfaces: [
@@ -46,26 +49,26 @@ function node(
     ],
     routes: [],
   };
+  const job = makeJob({
+    master: { host: '127.0.0.1', port: 29500, ...endpointOrigins('test') },
+    nnodes: { min: nnodes, max: nnodes, origin: originNamed('test') },
+    nodeRank: { value: rank, origin: originNamed('test') },
+    clusterPeers: ['gpu-a', 'gpu-b', 'gpu-c'],
+  });
   return {
-    options: {
-      verify: 'peers',
-      verifyTimeout: 1_000,
-      probePort,
-      probeSecretFile: null,
-      peers: null,
-      logLevel: 'silent',
-      logFormat: 'json',
-      ...extra,
-    },
-    job: makeJob({
-      master: { host: '127.0.0.1', port: 29500, ...endpointOrigins('test') },
-      nnodes: { min: nnodes, max: nnodes, origin: originNamed('test') },
-      nodeRank: { value: rank, origin: originNamed('test') },
-      clusterPeers: ['gpu-a', 'gpu-b', 'gpu-c'],
-    }),
+    options: { verify: 'peers', verifyTimeout: 1_000, peers: null, ...extra },
+    job,
     facts,
     context: makeContext({ master: { host: '127.0.0.1', addresses: ['127.0.0.1'] } }),
-    masterAddresses: ['127.0.0.1'],
+    meeting: await meetingPoint({
+      job,
+      probePort,
+      masterAddresses: ['127.0.0.1'],
+      facts,
+      family: 'ipv4',
+      secretFile: null,
+    }),
+    logger: pino({ level: 'silent' }),
   };
 }
 
@@ -73,7 +76,7 @@ describe('publishNetworks', () => {
   it('gives every node the same table of what all of them have', async () => {
     const port = await freePort();
     const agreements = await Promise.all(
-      [0, 1, 2].map((rank) => publishNetworks(node(rank, port))),
+      [0, 1, 2].map(async (rank) => publishNetworks(await node(rank, port))),
     );
     for (const agreement of agreements) {
       expect(agreement).toEqual({
@@ -99,7 +102,9 @@ describe('publishNetworks', () => {
   it('is 75, naming the node that never published, at the timeout', async () => {
     const port = await freePort();
     const outcomes = await Promise.all(
-      [0, 1].map((rank) => publishNetworks(node(rank, port)).catch((error: unknown) => error)),
+      [0, 1].map(async (rank) =>
+        publishNetworks(await node(rank, port)).catch((error: unknown) => error),
+      ),
     );
     for (const outcome of outcomes) {
       expect(outcome).toBeInstanceOf(UnreachableError);
@@ -110,11 +115,11 @@ describe('publishNetworks', () => {
   });
 
   it('says why it did not run: below --verify peers, or one node', async () => {
-    expect(await publishNetworks(node(0, 1, 3, { verify: 'master' }))).toEqual({
+    expect(await publishNetworks(await node(0, 1, 3, { verify: 'master' }))).toEqual({
       kind: 'unavailable',
       reason: 'the nodes meet only with --verify peers (the level is master)',
     });
-    const single = { ...node(0, 1, 1), context: makeContext({ singleNode: true }) };
+    const single = { ...(await node(0, 1, 1)), context: makeContext({ singleNode: true }) };
     expect(await publishNetworks(single)).toEqual({
       kind: 'unavailable',
       reason: 'a single-node job: nothing to agree with',

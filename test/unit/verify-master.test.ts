@@ -345,7 +345,7 @@ describe('verify, master level, on this host', () => {
     facts: loFacts,
     timeoutMs: 2_000,
     peers: [],
-    probePort: null,
+    meeting: null,
     logger: capturingLogger().logger,
     routesToMaster: [],
     masterAddresses: ['127.0.0.1'],

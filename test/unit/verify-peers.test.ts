@@ -20,6 +20,7 @@ import {
   verify,
 } from '../../src/verify/verify.js';
 import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
+import { withMeeting } from '../fixtures/verify-meeting.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -79,24 +80,27 @@ function node(
       masterAddr: '127.0.0.1',
       nnodes: { min: 3, max: 3, origin: originNamed('test') },
       nodeRank: { value: rank, origin: originNamed('test') },
+      jobId: 'job-1',
       ...job,
     }),
     facts,
     timeoutMs: 3_000,
     peers: [],
-    probePort: null,
+    meeting: null,
     logger: pino({ level: 'silent' }),
     routesToMaster: [],
     masterAddresses: ['127.0.0.1'],
-    jobId: 'job-1',
     nodeName: `node${rank}`,
     bandwidthWindowMs: 200,
     ...extra,
   };
 }
 
+/** The check as the CLI runs it: with the meeting point the plan computes. */
+const check = async (input: VerifyInput): Promise<VerifyReport> => verify(await withMeeting(input));
+
 const settle = (input: VerifyInput): Promise<VerifyReport | VerificationFailedError> =>
-  verify(input).catch((error: unknown) => {
+  check(input).catch((error: unknown) => {
     if (error instanceof VerificationFailedError) return error;
     throw error;
   });
@@ -107,7 +111,7 @@ describe('verify --verify peers, through the master', () => {
   it('passes with no peer list: every node reaches every other at its ephemeral port, each seeing the true source', async () => {
     const port = await jobPorts();
     const [low, high] = await localPortRange();
-    const reports = await Promise.all([0, 1, 2].map((rank) => verify(node(rank, port))));
+    const reports = await Promise.all([0, 1, 2].map((rank) => check(node(rank, port))));
     for (const [rank, report] of reports.entries()) {
       expect(report.ok).toBe(true);
       const probes = report.results.filter((result) => result.check === 'probe');
@@ -212,7 +216,7 @@ describe('verify --verify peers, through the master', () => {
   it('--peers restricts the mesh to the nodes it lists; a node left out checks nothing', async () => {
     const port = await jobPorts();
     const peers = ['node0', '127.0.0.3'];
-    const reports = await Promise.all([0, 1, 2].map((rank) => verify(node(rank, port, { peers }))));
+    const reports = await Promise.all([0, 1, 2].map((rank) => check(node(rank, port, { peers }))));
     const probed = reports.map((report) =>
       report.results.filter((result) => result.check === 'probe').map((result) => result.peer),
     );
@@ -251,7 +255,7 @@ describe('verify --verify peers, through the master', () => {
       const [iface] = input.facts.interfaces as [InterfaceFacts];
       return { ...input, facts: { ...input.facts, interfaces: [{ ...iface, speedMbps: 1e8 }] } };
     };
-    const reports = await Promise.all([0, 1, 2].map((rank) => verify(fast(rank))));
+    const reports = await Promise.all([0, 1, 2].map((rank) => check(fast(rank))));
     expect(reports[0]?.warnings).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
@@ -273,7 +277,7 @@ describe('verify --verify peers, through the master', () => {
         nnodes: { min: 1, max: 1, origin: originNamed('test') },
       },
     );
-    const report = await verify({
+    const report = await check({
       ...input,
       facts: {
         ...input.facts,

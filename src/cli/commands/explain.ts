@@ -14,7 +14,7 @@ export async function explainCommand(job: JobContext): Promise<number> {
   const { json } = job.options;
   let plan: Awaited<ReturnType<typeof makePlan>>;
   try {
-    plan = await makePlan(job.split.torchrun, job.settled, job.env);
+    plan = await makePlan(job.split.torchrun, job.settled, job.env, job.logger);
   } catch (error) {
     const learned = learnedBeforeFailure(error);
     if (learned === undefined || !(error instanceof NcclRunError)) throw error;
