@@ -36,6 +36,8 @@ export interface MeetingPoint {
   hostsRegistry: boolean;
   /** torch only guessed that (c10d): a taken port makes this node a client instead. */
   clientIfTaken: boolean;
+  /** The rendezvous' family: what the master's name is resolved in, and --peers with it. */
+  family: Family;
   /** What the registry binds: every address, as torch's store does. */
   wildcard: string;
   /** How a node proves it belongs to the job: the public token, or a shared secret's. */
@@ -80,6 +82,7 @@ export async function meetingPoint(input: {
     target: { address, port },
     hostsRegistry: role.role === 'store host',
     clientIfTaken: role.role === 'store host' && role.clientIfTaken !== null,
+    family,
     wildcard: family === 'ipv6' ? '::' : '0.0.0.0',
     membership: secretFile === null ? { kind: 'token' } : { kind: 'secret', file: secretFile },
   };

@@ -18,22 +18,17 @@ import { classifySocketError, type ReachFailure } from '../verify/reach-error.js
 import { endpointText } from '../verify/wait-for-endpoint.js';
 import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './bandwidth.js';
 import { InboundLog } from './inbound-log.js';
-import { type JoinOutcome, joinLocally, joinRegistry } from './join.js';
-import { holdCapacity, type MeetingPoint, startRegistry } from './meeting-point.js';
+import type { MeetingPoint } from './meeting-point.js';
 import { probeMesh } from './mesh.js';
 import { FULL_MESH_MAX_NODES } from './partners.js';
-import { resolvePeers } from './peer-list.js';
 import { localPortRange } from './port-range.js';
 import type { Member, Register } from './protocol.js';
-import { type Completion, Registry } from './registry.js';
+import type { Completion } from './registry.js';
+import { joinRound } from './round.js';
 import { type ProbeService, startProbeService } from './service.js';
 
-/** Asks in a row that the port takes but answers as no probe: torch's store, not a loaded registry. */
-export const FOREIGN_ASKS = 3;
 /** Connections at a node's ephemeral port that have not said hello yet; more push the oldest out. */
 const EPHEMERAL_PENDING = 64;
-/** torch's default last call (dynamic_rendezvous.py RendezvousTimeout, last_call 30 s). */
-export const TORCH_LAST_CALL_S = 30;
 
 export interface ProbePeersInput {
   job: JobShape;
@@ -80,10 +75,9 @@ export type ProbePeersOutcome =
 
 export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutcome> {
   const { decision, deadline, meeting, job } = input;
-  const elastic = registryShape(job).lastCallMs !== null;
   const inbound = new InboundLog();
-  const services: ProbeService[] = [];
-  let registry: Registry<'register'> | null = null;
+  /** What the check opened, closed when it ends. */
+  const opened: { close(): Promise<void> }[] = [];
   const portRange = await localPortRange();
   // SPEC: about a second with --min-bandwidth; without it a short sample that can only warn.
   const windowMs =
@@ -112,39 +106,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
         failure: classifySocketError(error),
       };
     }
-    services.push(ephemeral);
-
-    if (meeting.hostsRegistry) {
-      const started = await startRegistry(
-        meeting,
-        new Registry({
-          round: 'register',
-          token: meeting.token,
-          ...registryShape(job),
-          nodeList: job.clusterPeers,
-          restrict:
-            input.restrict.length > 0 ? await resolvePeers(input.restrict, decision.family) : null,
-          holdCapacity: await holdCapacity(),
-        }),
-        job.nnodes.max,
-        {
-          onHello: (hello, seen) =>
-            inbound.hello('probe port', hello.peer, { seen, claimed: hello.address }),
-        },
-      );
-      if (started.kind === 'failed') {
-        return {
-          kind: 'listen',
-          address: meeting.wildcard,
-          port: meeting.port,
-          failure: started.failure,
-        };
-      }
-      if (started.kind === 'started') {
-        services.push(started.service);
-        registry = started.registry;
-      }
-    }
+    opened.push(ephemeral);
 
     const iface = input.facts.interfaces.find((candidate) => candidate.name === decision.interface);
     const request: Omit<Register, 'v'> = {
@@ -157,29 +119,28 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       speedMbps: iface?.speedMbps ?? null,
       portRange,
     };
-    const joined: JoinOutcome =
-      registry !== null
-        ? await joinLocally({
-            registry,
-            request,
-            seen: decision.address,
-            token: meeting.token,
-            deadline,
-            logger: input.logger,
-            where: `${meeting.master.host} at port ${meeting.port}`,
-          })
-        : await joinRegistry({
-            target: meeting.target,
-            masterName: meeting.master.host,
-            request,
-            token: meeting.token,
-            deadline,
-            logger: input.logger,
-            attemptMs: input.attemptMs,
-            nodes: job.nnodes.max,
-            // An elastic job's store host runs torch's store at the port once the rendezvous completed.
-            ...(elastic && { foreignLimit: FOREIGN_ASKS }),
-          });
+    const met = await joinRound('register', {
+      meeting,
+      job,
+      request,
+      seen: decision.address,
+      restrict: input.restrict,
+      deadline,
+      logger: input.logger,
+      attemptMs: input.attemptMs,
+      onHello: (hello, seen) =>
+        inbound.hello('probe port', hello.peer, { seen, claimed: hello.address }),
+    });
+    if (met.kind === 'failed') {
+      return {
+        kind: 'listen',
+        address: meeting.wildcard,
+        port: meeting.port,
+        failure: met.failure,
+      };
+    }
+    opened.push(met);
+    const { joined, registry } = met;
     if (!joined.ok && joined.foreign) {
       const late = `${endpointText(meeting.target)} takes connections but does not answer as the probe: the elastic rendezvous has completed and the job's torch store runs there; this node (${input.nodeName}) joins as torch does, on the wait list for the next round, and nothing was checked from here`;
       input.logger.warn(late);
@@ -248,31 +209,8 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       rendezvous,
     };
   } finally {
-    registry?.close();
-    await Promise.all(services.map((service) => service.close()));
+    await Promise.all(opened.map((service) => service.close()));
   }
-}
-
-/**
- * The registry's completion rule, torch's c10d one for an elastic job
- * (dynamic_rendezvous.py): MAX at once, MIN after the last call. The
- * static backend waits for MAX nodes (static_tcp_rendezvous.py: world size
- * is max_nodes), and so does a fixed size.
- */
-export function registryShape(job: JobShape): {
-  expected: number;
-  minimum: number;
-  lastCallMs: number | null;
-} {
-  const { min, max } = job.nnodes;
-  if (job.rdzvBackend === 'static' || min === max) {
-    return { expected: max, minimum: max, lastCallMs: null };
-  }
-  return {
-    expected: max,
-    minimum: min,
-    lastCallMs: (job.lastCallTimeoutS ?? TORCH_LAST_CALL_S) * 1_000,
-  };
 }
 
 /** SPEC "Real jobs": the log says that the job starts below MAX. */

@@ -23,18 +23,15 @@ import { compareBySpeed } from '../resolve/speed-ranking.js';
 import type { Agreement } from '../resolve/strategies/agree.js';
 import { deadlineIn, formatSeconds, untilDeadline } from '../verify/clock.js';
 import { ATTEMPT_MS, endpointText } from '../verify/wait-for-endpoint.js';
-import { joinLocally, joinRegistry, waitingText } from './join.js';
-import { holdCapacity, type MeetingPoint, startRegistry } from './meeting-point.js';
-import { resolvePeers } from './peer-list.js';
-import { FOREIGN_ASKS, registryShape } from './peers.js';
+import { waitingText } from './join.js';
+import type { MeetingPoint } from './meeting-point.js';
 import {
   encodeMessage,
   MAX_NETWORKS,
   type NodeIdentity,
   type PublishedNetwork,
 } from './protocol.js';
-import { Registry } from './registry.js';
-import type { ProbeService } from './service.js';
+import { joinRound } from './round.js';
 
 export interface PublishInput {
   options: Pick<Options, 'verify' | 'verifyTimeout' | 'peers'>;
@@ -61,65 +58,27 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
   const { token, target, master, port } = meeting;
   const deadline = deadlineIn(options.verifyTimeout);
 
-  let service: ProbeService | null = null;
-  let registry: Registry<'publish'> | null = null;
-  if (meeting.hostsRegistry) {
-    const started = await startRegistry(
-      meeting,
-      new Registry({
-        round: 'publish',
-        token,
-        ...registryShape(job),
-        nodeList: job.clusterPeers,
-        restrict: options.peers === null ? null : await resolvePeers(options.peers, context.family),
-        holdCapacity: await holdCapacity(),
-      }),
-      job.nnodes.max,
+  const node = {
+    name: job.nodeName ?? facts.hostname,
+    rank: job.nodeRank?.value ?? null,
+  };
+  const met = await joinRound('publish', {
+    meeting,
+    job,
+    request: { kind: 'publish', token, node, networks: published(facts, context, token, node) },
+    seen: target.address,
+    restrict: options.peers,
+    deadline,
+    logger,
+    attemptMs: ATTEMPT_MS,
+  });
+  if (met.kind === 'failed') {
+    throw new UnreachableError(
+      `agree: the probe service cannot bind ${endpointText({ address: meeting.wildcard, port })}: ${met.failure.error} (${met.failure.detail})`,
     );
-    if (started.kind === 'failed') {
-      throw new UnreachableError(
-        `agree: the probe service cannot bind ${endpointText({ address: meeting.wildcard, port })}: ${started.failure.error} (${started.failure.detail})`,
-      );
-    }
-    if (started.kind === 'started') {
-      service = started.service;
-      registry = started.registry;
-    }
   }
+  const { joined, registry } = met;
   try {
-    const node = {
-      name: job.nodeName ?? facts.hostname,
-      rank: job.nodeRank?.value ?? null,
-    };
-    const request = {
-      kind: 'publish' as const,
-      token,
-      node,
-      networks: published(facts, context, token, node),
-    };
-    const joined =
-      registry !== null
-        ? await joinLocally({
-            registry,
-            request,
-            seen: target.address,
-            token,
-            deadline,
-            logger,
-            where: `${master.host} at port ${port}`,
-          })
-        : await joinRegistry({
-            target,
-            masterName: master.host,
-            request,
-            token,
-            deadline,
-            logger,
-            attemptMs: ATTEMPT_MS,
-            nodes: job.nnodes.max,
-            // An elastic job's store host runs torch's store at the port once the rendezvous completed.
-            ...(registryShape(job).lastCallMs !== null && { foreignLimit: FOREIGN_ASKS }),
-          });
     if (!joined.ok && joined.foreign) {
       return {
         kind: 'unavailable',
@@ -144,8 +103,7 @@ export async function publishNetworks(input: PublishInput): Promise<Agreement> {
     const { nodes, common, partial, partialMore } = joined.table;
     return { kind: 'published', table: { nodes, common, partial, partialMore } };
   } finally {
-    registry?.close();
-    await service?.close();
+    await met.close();
   }
 }
 
