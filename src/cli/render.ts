@@ -67,8 +67,9 @@ function probeLine(meeting: MeetingPoint | null): string[] {
     : 'the master hosts the registry';
   const membership =
     meeting.membership.kind === 'secret' ? 'by the shared secret' : 'by token only';
+  const name = meeting.master.host === meeting.target.address ? '' : ` (${meeting.master.host})`;
   return [
-    `Probe      meets at ${endpointText(meeting.target)} (${meeting.master.host}); ${host}; membership ${membership}`,
+    `Probe      meets at ${endpointText(meeting.target)}${name}; ${host}; membership ${membership}`,
   ];
 }
 
