@@ -288,6 +288,38 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
     expect(text.stdout).toContain('eno1');
   });
 
+  it('explain shows where --verify peers meets, and refuses an unreadable secret as check does, before any network', async () => {
+    const job = ['--nnodes=2', '--node-rank=1', '--master-addr=198.18.20.5', 'train.py'];
+    const nccl = (argv: string[]) =>
+      execa(bin, [...argv, '--facts', facts('docker-host'), '--verify', 'peers', ...job], {
+        reject: false,
+        extendEnv: false,
+        env: { PATH: process.env.PATH ?? '' },
+      });
+    const shown = await nccl(['explain', '--json', '--log-level', 'silent']);
+    expect(shown.exitCode).toBe(0);
+    expect(JSON.parse(shown.stdout).probe).toEqual({
+      port: 29500,
+      target: { address: '198.18.20.5', port: 29500 },
+      hostsRegistry: false,
+      membership: 'token',
+    });
+    expect((await nccl(['explain'])).stdout).toContain(
+      'Probe      meets at 198.18.20.5:29500; the master hosts the registry; membership by token only',
+    );
+    const secret = ['--probe-secret-file', '/nonexistent/secret'];
+    const [explained, checked] = await Promise.all([
+      nccl(['explain', ...secret]),
+      nccl(['check', ...secret]),
+    ]);
+    for (const result of [explained, checked]) {
+      expect(result.exitCode).toBe(78);
+      expect(result.stderr).toContain(
+        '--probe-secret-file /nonexistent/secret cannot be read (ENOENT): every node of the job needs the same secret file',
+      );
+    }
+  });
+
   it('explain keeps the decision and its trace when a step after the chain fails (a kept GLOO_SOCKET_IFNAME Gloo rejects)', async () => {
     const args = [
       ...['explain', '--json', '--facts', facts('docker-host'), '--iface', 'eno1'],
