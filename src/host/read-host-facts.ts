@@ -8,6 +8,8 @@
  *  - `ip -j -d addr show`, when iproute2 is installed and the cheap facts say
  *    it knows more (addressesHiddenFromNode): addresses of the other interfaces too (down,
  *    no carrier), and the kernel's name for the link kind;
+ *  - /proc/net/fib_trie and /proc/net/if_inet6, which say whether such an
+ *    interface holds an address at all (proc-addresses.ts);
  *  - /sys/class/infiniband, /sys/class/infiniband_verbs and /dev/infiniband:
  *    the RDMA devices, their ports and GID tables, the device behind an
  *    interface, and whether NCCL can open them (rdma-devices.ts,
@@ -25,6 +27,7 @@ import { interfaceKind } from './interface-kind.js';
 import { sameAddress } from './ip-address.js';
 import { type IpLink, parseIpAddrShow } from './ip-links.js';
 import { addressesFromOs, type OsInterfaces } from './os-addresses.js';
+import { readProcAddresses } from './proc-addresses.js';
 import { readProcRouteTable } from './proc-routes.js';
 import { readDeviceFiles, readVerbsDevices } from './rdma-device-files.js';
 import { readRdmaDevices } from './rdma-devices.js';
@@ -81,7 +84,7 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
   const askIp =
     sources.ip === 'always' ||
     (sources.ip === 'when-hidden' &&
-      addressesHiddenFromNode(sources.sysRoot, names, sources.osInterfaces));
+      addressesHiddenFromNode(sources.sysRoot, sources.procRoot, names, sources.osInterfaces));
   // The child processes and /proc reads start first and run while sysfs is read.
   const pending = Promise.all([
     askIp ? ipJson(['-d', 'addr', 'show']).then(parseIpAddrShow) : [],
@@ -123,26 +126,40 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
 }
 
 /**
- * The links whose addresses os.networkInterfaces() cannot show: libuv lists
- * only IFF_UP|IFF_RUNNING links (uv__ifaddr_exclude), and IFF_RUNNING is
- * netif_oper_up(), so a link whose sysfs operstate (DOWN whenever the link is
- * not IFF_UP, net-sysfs.c operstate_show) is neither up nor unknown may hold
- * addresses only `ip` sees: the down data NIC that holds the master's subnet,
- * or what NCCL 2.19-2.27 walks. A running link Node lacks holds no address
- * (a bridge port, a bond member), and asks nothing. Without sysfs (a
- * container that does not mount it) nothing can be told apart: ip is asked.
+ * Whether a link holds addresses os.networkInterfaces() cannot show: libuv
+ * lists only IFF_UP|IFF_RUNNING links (uv__ifaddr_exclude), and IFF_RUNNING
+ * is netif_oper_up(), so a link whose sysfs operstate (DOWN whenever the link
+ * is not IFF_UP, net-sysfs.c operstate_show) is neither up nor unknown may
+ * hold addresses only `ip` sees: the down data NIC that holds the master's
+ * subnet, or what NCCL 2.19-2.27 walks. A running link Node lacks holds no
+ * address (a bridge port, a bond member), and asks nothing; nor does a down
+ * link that /proc shows holding none (an ifb, a spare NIC): an IPv6 address
+ * on it, or an IPv4 address with a local route that Node does not list, asks.
+ * (An IPv4 address a down link shares with a running one goes unseen.)
+ * Without sysfs or /proc (a container that does not mount them) nothing can
+ * be told apart: ip is asked.
  */
 export function addressesHiddenFromNode(
   sysRoot: string,
+  procRoot: string,
   names: readonly string[],
   osInterfaces: OsInterfaces,
 ): boolean {
   if (names.length === 0) return true;
-  return names.some((name) => {
+  const unlisted = names.filter((name) => {
     if (osInterfaces[name] !== undefined) return false;
     const operstate = readOperstate(sysRoot, name);
     return operstate !== 'up' && operstate !== 'unknown';
   });
+  if (unlisted.length === 0) return false;
+  const held = readProcAddresses(procRoot);
+  if (held === null || unlisted.some((name) => held.ipv6Links.has(name))) return true;
+  const listed = new Set(
+    Object.values(osInterfaces).flatMap((infos) =>
+      (infos ?? []).filter((info) => info.family === 'IPv4').map((info) => info.address),
+    ),
+  );
+  return [...held.ipv4].some((address) => !listed.has(address));
 }
 
 function interfaceFacts(

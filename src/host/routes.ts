@@ -1,12 +1,19 @@
 /**
  * "Which interface reaches this address" (SPEC strategy `route`).
- * Live: the kernel itself, `ip -j route get ADDR` per address, in parallel;
+ * Live: the kernel itself, `ip -j route get ADDR` per address, in parallel,
+ * but for a loopback address that `lo` holds, whose answer is fixed (below);
  * on a host without iproute2, the same longest-prefix match a snapshot gets,
  * over /proc/net/route and /proc/net/ipv6_route. Replay (`--facts`): the
  * longest-prefix match over the snapshot's routes.
  */
 import type { HostFacts, RouteAnswer } from './host-facts.js';
-import { familyOf, interfaceHolding, withoutZone } from './ip-address.js';
+import {
+  canonicalAddress,
+  familyOf,
+  interfaceHolding,
+  isLoopbackAddress,
+  withoutZone,
+} from './ip-address.js';
 import { parseIpRouteGet } from './ip-routes.js';
 import { longestPrefixRoute } from './longest-prefix-route.js';
 import { readProcRouteTable } from './proc-routes.js';
@@ -73,6 +80,8 @@ async function kernelRoute(
   hostFacts: HostFacts | Promise<HostFacts>,
 ): Promise<RouteAnswer | null | 'no-ip'> {
   const bare = withoutZone(address);
+  const local = isLoopbackAddress(bare) ? await loopbackRoute(bare, hostFacts) : null;
+  if (local !== null) return local;
   // A zone (fe80::1%eth0) is how a link-local peer names its interface; ip wants it as oif.
   const zone = address === bare ? [] : ['oif', address.slice(bare.length + 1)];
   const run = await runIp(['-j', 'route', 'get', bare, ...zone]);
@@ -93,4 +102,27 @@ async function kernelRoute(
   // The kernel delivers its own addresses through `lo`; SPEC "route" wants the owner.
   const holder = interfaceHolding((await hostFacts).interfaces, bare);
   return { ...answer, interface: holder?.name ?? answer.interface };
+}
+
+/**
+ * The kernel routes an address that `lo` holds (127.0.0.1, ::1) through the
+ * local route fib_add_ifaddr made for it (`local X dev lo src X`), and sends
+ * no loopback address out of another link (a martian, ip_route_output_key):
+ * `ip route get` would answer just this, at the price of a process. Another
+ * 127/8 address is asked (its source is lo's own, 127.0.0.1).
+ */
+async function loopbackRoute(
+  address: string,
+  hostFacts: HostFacts | Promise<HostFacts>,
+): Promise<RouteAnswer | null> {
+  const holder = interfaceHolding((await hostFacts).interfaces, address);
+  if (holder?.kind !== 'loopback') return null;
+  const canonical = canonicalAddress(address);
+  return {
+    destination: canonical,
+    interface: holder.name,
+    source: canonical,
+    gateway: null,
+    type: 'local',
+  };
 }

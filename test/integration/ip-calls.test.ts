@@ -1,10 +1,12 @@
 /**
  * When `ip -d addr show` runs (issue 19 item 1, SPEC "The stack"): the host
  * decides, never the command. On a host whose links are all up and running,
- * Node's list has every address and no command spawns it, explain included;
- * on a host with a down link that holds an address (which Node's list
- * omits), every command reads it, so all four decide on the same facts. An
- * `ip` shim first on PATH records each call and runs the real one.
+ * Node's list has every address and no command spawns it, explain included,
+ * nor on one whose down link holds no address (/proc says so); on a host
+ * with a down link that holds an address (which Node's list omits), every
+ * command reads it, so all four decide on the same facts. No command asks
+ * `ip route get` for the loopback master of a single-node job. An `ip` shim
+ * first on PATH records each call and runs the real one.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +34,12 @@ tier('ip processes per host, the same for every command', netnsUnavailable, () =
     await lab.link('down', 'mgmt0', 'wire', 'w2');
     await lab.addr('down', 'mgmt0', '203.0.113.2/24');
     await lab.ip('down', 'link', 'set', 'data0', 'down');
+    // A spare link, down and holding nothing: an ifb, an unplugged NIC.
+    await lab.host('spare');
+    await lab.link('spare', 'data0', 'wire', 'w3');
+    await lab.addr('spare', 'data0', '198.18.212.2/24');
+    await lab.link('spare', 'spare0', 'wire', 'w4');
+    await lab.ip('spare', 'link', 'set', 'spare0', 'down');
   });
 
   afterAll(async () => {
@@ -65,7 +73,14 @@ tier('ip processes per host, the same for every command', netnsUnavailable, () =
   });
 
   it.each(COMMANDS)(
-    '%s runs ip -d addr show where a down link may hold addresses Node cannot list',
+    '%s runs no ip at all where the down link holds no address',
+    async (command) => {
+      expect(await ipCalls('spare', [command])).toEqual([]);
+    },
+  );
+
+  it.each(COMMANDS)(
+    '%s runs ip -d addr show where a down link holds addresses Node cannot list',
     async (command) => {
       expect(await ipCalls('down', [command])).toContainEqual(expect.stringMatching(/-d .*addr/));
     },

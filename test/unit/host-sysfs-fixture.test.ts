@@ -318,21 +318,69 @@ describe('routeTo over the fixture /proc (live, without iproute2)', () => {
 describe('addressesHiddenFromNode: when `ip -d addr show` is asked (the host decides, not the command)', () => {
   const names = () => readSysfsNames(join(root, 'sys'));
   const upOnly = ['lo', 'eth0', 'eth1', 'eth2', 'bond0', 'ib0'];
+  const sys = () => join(root, 'sys');
 
-  it('asks for docker0: down, so Node cannot list what it holds', () => {
-    expect(addressesHiddenFromNode(join(root, 'sys'), names(), osInterfaces)).toBe(true);
+  /** A /proc of its own: fib_trie as fib_trie_seq_show prints it, with LOCAL leaves `locals`, and if_inet6 lines. */
+  function procWith(name: string, locals: string[], inet6: string[]): string {
+    const leaves = locals.flatMap((address) => [`     |-- ${address}`, '        /32 host LOCAL']);
+    const trie = [
+      'Main:',
+      '  +-- 0.0.0.0/0 3 0 5',
+      '     |-- 0.0.0.0',
+      '        /0 universe UNICAST',
+      '     |-- 127.0.0.0',
+      '        /8 host LOCAL',
+      ...leaves,
+      '     |-- 198.18.10.255',
+      '        /32 link BROADCAST',
+      'Local:',
+      ...leaves,
+      '',
+    ];
+    file(`${name}/net/fib_trie`, trie.join('\n'));
+    file(`${name}/net/if_inet6`, inet6.map((line) => `${line}\n`).join(''));
+    return join(root, name);
+  }
+  const nodeLocals = ['127.0.0.1', '198.18.10.5', '203.0.113.5', '198.19.0.9'];
+  const nodeInet6 = [
+    '00000000000000000000000000000001 01 80 10 80       lo',
+    'fe800000000000000000000000000001 02 40 20 80     eth0',
+  ];
+
+  it('asks for docker0 where /proc cannot tell: down, so Node cannot list what it holds', () => {
+    expect(addressesHiddenFromNode(sys(), join(root, 'proc'), names(), osInterfaces)).toBe(true);
+  });
+
+  it('asks nothing for docker0 when /proc shows it holding no address', () => {
+    const proc = procWith('proc-quiet', nodeLocals, nodeInet6);
+    expect(addressesHiddenFromNode(sys(), proc, names(), osInterfaces)).toBe(false);
+  });
+
+  it('asks for an IPv4 address with a local route that Node does not list', () => {
+    const proc = procWith('proc-v4', [...nodeLocals, '198.18.99.1'], nodeInet6);
+    expect(addressesHiddenFromNode(sys(), proc, names(), osInterfaces)).toBe(true);
+  });
+
+  it('asks for an IPv6 address on the down link', () => {
+    const proc = procWith('proc-v6', nodeLocals, [
+      ...nodeInet6,
+      '20010db8000000000000000000000007 07 40 00 80  docker0',
+    ]);
+    expect(addressesHiddenFromNode(sys(), proc, names(), osInterfaces)).toBe(true);
   });
 
   it('asks nothing for running links Node lacks (bond members, an IPoIB port without an address)', () => {
     const running = names().filter((name) => upOnly.includes(name));
-    expect(addressesHiddenFromNode(join(root, 'sys'), running, osInterfaces)).toBe(false);
+    expect(addressesHiddenFromNode(sys(), join(root, 'proc'), running, osInterfaces)).toBe(false);
   });
 
   it('asks for a link whose operstate cannot be read', () => {
-    expect(addressesHiddenFromNode(join(root, 'sys'), ['weird0'], osInterfaces)).toBe(true);
+    expect(addressesHiddenFromNode(sys(), join(root, 'proc'), ['weird0'], osInterfaces)).toBe(true);
   });
 
   it('asks where there is no sysfs to tell from', () => {
-    expect(addressesHiddenFromNode(join(root, 'nothing'), [], osInterfaces)).toBe(true);
+    expect(
+      addressesHiddenFromNode(join(root, 'nothing'), join(root, 'proc'), [], osInterfaces),
+    ).toBe(true);
   });
 });
