@@ -31,13 +31,13 @@ export interface JobContext extends JobArgs {
   failures: FailureLog;
 }
 
-export async function startJob(args: JobArgs, failures: FailureLog): Promise<JobContext> {
+export function startJob(args: JobArgs, failures: FailureLog): JobContext {
   const settled = settleOptions(args.split.flags, args.env, process.cwd(), {
     isTty: process.stderr.isTTY === true,
   });
   const { options } = settled;
   failures.format = options.logFormat;
-  const logger = await createLogger(options.logLevel, options.logFormat);
+  const logger = createLogger(options.logLevel, options.logFormat);
   failures.logger = logger;
   return { ...args, settled, options, logger, failures };
 }

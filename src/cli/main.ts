@@ -35,7 +35,7 @@ export async function main(
     if (split.command === 'completion') return await completionCommand([]);
     if (split.command === 'init') return await initCommand(split);
     const torchrunArgs = checkTorchrunPart(split);
-    const job = await startJob({ argv, split, torchrunArgs, env, handover }, failures);
+    const job = startJob({ argv, split, torchrunArgs, env, handover }, failures);
     return await JOB_COMMANDS[split.command](job);
   } catch (error) {
     return reportFailure(error, failures);
