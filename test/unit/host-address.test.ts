@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addressScope,
@@ -63,5 +65,50 @@ describe('address literals', () => {
 
   it('has no canonical form for what is not an address', () => {
     expect(() => canonicalAddress('node01')).toThrow("'node01' is not an IP address");
+  });
+});
+
+describe('familyOf against net.isIP', () => {
+  // familyOf tells IPv6 with SocketAddress (uv_inet_pton) rather than isIPv6's regex: the two must agree.
+  const nodeFamily = (text: string) => {
+    const version = isIP(text.includes('%') ? text.slice(0, text.indexOf('%')) : text);
+    return version === 4 ? 'ipv4' : version === 6 ? 'ipv6' : null;
+  };
+  const pieces = fc.constantFrom(
+    ...'0123456789abcdefABCDEF:.%'.split(''),
+    'ffff',
+    '::',
+    '198.18.0.1',
+    'eth0',
+  );
+
+  it('agrees on address-like text', () => {
+    fc.assert(
+      fc.property(
+        fc.array(pieces, { maxLength: 14 }).map((parts) => parts.join('')),
+        (text) => familyOf(text) === nodeFamily(text),
+      ),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it.each([
+    '::',
+    '::1',
+    '1::',
+    '2001:db8::1',
+    '1:2:3:4:5:6:7:8',
+    '1:2:3:4:5:6:7::',
+    '::ffff:198.18.0.1',
+    '1:2:3:4:5:6:198.18.0.1',
+    '1:2:3:4:5:6:7:8:9',
+    '1::2::3',
+    '12345::1',
+    ':1',
+    '1:',
+    'fe80::1%eth0',
+    '::ffff:198.18.0.256',
+  ])('agrees on %s', (text) => {
+    expect(familyOf(text)).toBe(nodeFamily(text));
   });
 });
