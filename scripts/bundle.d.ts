@@ -6,3 +6,6 @@ export declare function bundle(options?: { outfile?: string }): Promise<{
   bytes: number;
   metafile: import('esbuild').Metafile;
 }>;
+/** The built-ins both builds require at their first use, and the esbuild plugin that does it. */
+export declare const LAZY_BUILTINS: readonly string[];
+export declare const lazyBuiltins: import('esbuild').Plugin;

@@ -9,11 +9,15 @@
  * - What the normal build reads from the package folder at run time is
  *   inlined with esbuild `define`: the version (src/version.ts) and the
  *   template files of `nccl-run init` (src/templates/init.ts).
- * - pino-pretty, which log.ts imports only on a terminal, is bundled like the
- *   rest: a dynamic import of a bare name becomes a lazy chunk-free module.
+ * - pino and pino-pretty, which log.ts requires at the first log line, are
+ *   bundled like the rest: esbuild runs a bundled CommonJS module's body at
+ *   its first require(), not when the bundle loads.
+ * - The Node built-ins in LAZY_BUILTINS are required at their first use
+ *   (lazyBuiltins, below).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -32,6 +36,51 @@ export const TEMPLATE_FILES = [
 export const BUNDLE_PATH = join(root, 'dist', 'nccl-run.mjs');
 
 export const BIN_DIR = join(root, 'dist', 'bin');
+
+/**
+ * Built-ins that `node -e 0` has not loaded and that a run needs only on some
+ * paths: child_process (only where ip is asked; it loads dgram too), crypto
+ * (dotenv's decryption, the probe's HMAC), fs/promises (it loads readline),
+ * timers/promises (verify's clock), worker_threads. esbuild turns each
+ * `import { x } from 'node:m'` (and a dependency's `require('m')`) into a
+ * require() at the top of its module, so a run compiled every one of them
+ * whether it used it or not: together about a tenth of the dry run's
+ * instructions. Each is an object of functions and constants, so a stand-in
+ * whose getters require it on first read serves every use nccl-run makes.
+ */
+export const LAZY_BUILTINS = [
+  'child_process',
+  'crypto',
+  'fs/promises',
+  'timers/promises',
+  'worker_threads',
+];
+
+const nodeRequire = createRequire(import.meta.url);
+
+/** The esbuild plugin that puts the stand-ins in place of LAZY_BUILTINS. */
+export const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`);
+    build.onResolve({ filter }, ({ path, namespace }) =>
+      // The stand-in's own require is the real module.
+      namespace === 'lazy-builtin'
+        ? { path, external: true }
+        : { path: path.replace(/^node:/, ''), namespace: 'lazy-builtin' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, ({ path }) => ({
+      loader: 'js',
+      contents: [
+        'let loaded;',
+        `const load = () => (loaded ??= require(${JSON.stringify(`node:${path}`)}));`,
+        `for (const name of ${JSON.stringify(Object.keys(nodeRequire(path)))}) {`,
+        '  Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });',
+        '}',
+      ].join('\n'),
+    }));
+  },
+};
 
 /** What both builds share: nccl-run from its TypeScript sources, for Node 20. */
 function buildOptions() {
@@ -55,6 +104,7 @@ function buildOptions() {
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
+    plugins: [lazyBuiltins],
   };
 }
 

@@ -11,11 +11,11 @@
  * every table: dest, dest prefix length, source, source prefix length,
  * gateway, metric, refcnt, use, flags (RTF_*), device, all hex.
  */
-
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { SocketAddress } from 'node:net';
 import { endianness as hostEndianness } from 'node:os';
 import { join } from 'node:path';
+import { attempt } from './attempt.js';
 import type { RouteEntry } from './host-facts.js';
 
 /** include/uapi/linux/route.h and include/uapi/linux/ipv6_route.h */
@@ -34,13 +34,14 @@ const IPV6_HEX = /^[0-9A-Fa-f]{32}$/;
  * `ip route show table all` would cost two process spawns on every
  * invocation. The table only serves replaying a snapshot; live resolution
  * asks the kernel itself (`ip route get`, routes.ts), policy rules included.
+ * Read synchronously, as sysfs is (sysfs-interface.ts): procfs formats from
+ * kernel memory, and node:fs/promises would be loaded for these two reads
+ * alone (with readline, which it requires).
  */
-export async function readProcRouteTable(procRoot: string): Promise<RouteEntry[]> {
+export function readProcRouteTable(procRoot: string): RouteEntry[] {
   // A kernel without IPv6 has no ipv6_route; an empty table is the truth there.
-  const [v4, v6] = await Promise.all([
-    readFile(join(procRoot, 'net/route'), 'utf8').catch(() => ''),
-    readFile(join(procRoot, 'net/ipv6_route'), 'utf8').catch(() => ''),
-  ]);
+  const v4 = attempt(() => readFileSync(join(procRoot, 'net/route'), 'utf8')) ?? '';
+  const v6 = attempt(() => readFileSync(join(procRoot, 'net/ipv6_route'), 'utf8')) ?? '';
   return [...parseProcNetRoute(v4), ...parseProcIpv6Route(v6)];
 }
 

@@ -1,7 +1,7 @@
 /**
  * Reads this host's network once (STYLE.md: strategies only see the result).
  *
- * Sources (iproute2 and the /proc reads run while sysfs is read):
+ * Sources (iproute2 runs while sysfs and /proc are read):
  *  - /sys/class/net/IF: state, carrier, speed, MTU, master, and the markers
  *    of the link's kind (sysfs-interface.ts, interface-kind.ts);
  *  - os.networkInterfaces(): addresses of interfaces that are up and running;
@@ -85,15 +85,13 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
     sources.ip === 'always' ||
     (sources.ip === 'when-hidden' &&
       addressesHiddenFromNode(sources.sysRoot, sources.procRoot, names, sources.osInterfaces));
-  // The child processes and /proc reads start first and run while sysfs is read.
-  const pending = Promise.all([
-    askIp ? ipJson(['-d', 'addr', 'show']).then(parseIpAddrShow) : [],
-    readProcRouteTable(sources.procRoot),
-  ]);
+  // ip starts first and runs while sysfs and /proc are read.
+  const pending = askIp ? ipJson(['-d', 'addr', 'show']).then(parseIpAddrShow) : [];
   const sysfs = names.map((name) => readSysfsInterface(sources.sysRoot, name));
+  const routes = readProcRouteTable(sources.procRoot);
   const rdma = readRdmaDevices(sources.sysRoot, readVerbsDevices(sources.sysRoot));
   const deviceFiles = readDeviceFiles(sources.devRoot ?? '/dev');
-  const [ipLinks, routes] = await pending;
+  const ipLinks = await pending;
   const osAddresses = addressesFromOs(sources.osInterfaces);
   const sysfsByName = new Map(sysfs.map((entry) => [entry.name, entry]));
   const ipByName = new Map(ipLinks.map((link) => [link.name, link]));

@@ -53,7 +53,7 @@ export async function routeTo(
       );
     }
   }
-  return matchAll(wanted, await readProcRouteTable(lookup.procRoot ?? '/proc'), await hostFacts);
+  return matchAll(wanted, readProcRouteTable(lookup.procRoot ?? '/proc'), await hostFacts);
 }
 
 /** The routes a snapshot's table gives: the longest-prefix match over facts.routes. */

@@ -5,6 +5,8 @@
  * `node nccl-run.mjs` does everything but the launch, which needs an exec
  * (the shell entry's, or process.execve from Node 22.15).
  */
+
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
@@ -16,15 +18,18 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { build } from 'esbuild';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle } from '../../scripts/bundle.js';
+import { bundle, LAZY_BUILTINS, lazyBuiltins } from '../../scripts/bundle.js';
 import { templateText } from '../../src/templates/init.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   version: string;
 };
+
+const NODE = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning' } as const;
 
 let buildDir: string;
 let runDir: string;
@@ -196,6 +201,54 @@ describe('the one-file bundle, alone in an empty folder', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/INFO.*using lo 127\.0\.0\.1/);
     expect(result.stdout).not.toContain('"level"');
+  });
+
+  it('a dry run that logs nothing loads neither pino nor the built-ins it does not use', async () => {
+    const preload = join(runDir, 'print-modules.cjs');
+    writeFileSync(
+      preload,
+      "process.on('exit', () => process.stderr.write(JSON.stringify(process.moduleLoadList)));\n",
+    );
+    const dryRun = ['--dry-run', '--iface', 'lo', '--verify', 'none', '--log-level', 'silent'];
+    const result = await execa(process.execPath, ['-r', preload, single, ...dryRun, 'train.py'], {
+      cwd: runDir,
+      env: cleanEnv(),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(result.exitCode).toBe(0);
+    const loaded: string[] = JSON.parse(result.stderr);
+    expect(loaded).toContain('NativeModule os');
+    for (const builtin of LAZY_BUILTINS) expect(loaded).not.toContain(`NativeModule ${builtin}`);
+  });
+
+  it('a stand-in built-in is the real one at its first use', async () => {
+    const source = join(buildDir, 'uses-builtins.mjs');
+    writeFileSync(
+      source,
+      [
+        "import { createHash } from 'node:crypto';",
+        "import { execFileSync } from 'node:child_process';",
+        "import { setTimeout as delay } from 'node:timers/promises';",
+        "const crypto = require('crypto');",
+        'delay(1).then(() => {',
+        "  process.stdout.write(createHash('sha256').update('nccl-run').digest('hex') + ' ');",
+        "  process.stdout.write(String(crypto.createHash === createHash) + ' ');",
+        "  process.stdout.write(execFileSync('sh', ['-c', 'echo ran']).toString());",
+        '});',
+      ].join('\n'),
+    );
+    const outfile = join(buildDir, 'uses-builtins.cjs');
+    await build({
+      entryPoints: [source],
+      outfile,
+      format: 'cjs',
+      plugins: [lazyBuiltins],
+      ...NODE,
+    });
+    const result = await execa(process.execPath, [outfile], { reject: false });
+    const expected = createHash('sha256').update('nccl-run').digest('hex');
+    expect(result).toMatchObject({ exitCode: 0, stdout: `${expected} true ran` });
   });
 
   it('is a command itself: the shebang finds node on PATH', async () => {
