@@ -62,8 +62,9 @@ export type IpAddrShow = 'when-hidden' | 'always' | 'never';
  * Reads this host's interfaces once: os.networkInterfaces() plus /sys/class/net
  * and the routing table, and `ip -d addr show` where a link's addresses are
  * hidden from Node. The same host gives every command the same facts (SPEC
- * "The stack": what explain shows is what run does); `ip` (a process, about
- * 2 ms here) is asked because of what the host is, never because of the command.
+ * "The stack": what explain shows is what run does); `ip` (a process: about
+ * 10 ms of a start-up here, child_process's load included) is asked because
+ * of what the host is, never because of the command.
  */
 export async function readHostFacts({
   ip = 'when-hidden',
