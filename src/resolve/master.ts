@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { UnresolvableMasterError } from '../errors.js';
+import { familyOf } from '../host/ip-address.js';
 
 /** getaddrinfo failures in words, for the one-line error. */
 const LOOKUP_ERRORS: Record<string, string> = {
@@ -19,7 +19,8 @@ const LOOKUP_ERRORS: Record<string, string> = {
  */
 export async function resolveMaster(host: string): Promise<string[]> {
   const literal = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  if (isIP(literal) !== 0) return [literal];
+  // familyOf, not net.isIP: that compiles Node's IPv6 regex, a cost at every start (ip-address.ts).
+  if (familyOf(literal) !== null) return [literal];
   if (host.trim() === '')
     throw new UnresolvableMasterError(
       'the master address is empty; set --master-addr or MASTER_ADDR',
