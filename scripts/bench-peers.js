@@ -4,16 +4,17 @@
  * with 4,095 peers completes in a few seconds; the master's registry holds
  * 4,096 registrations; descriptors within the default soft limit of 1,024").
  *
- * Runs the compiled code (dist/probe/* and dist/verify/*, so `npm run build` first) in
- * three processes on loopback (Linux routes all of 127.0.0.0/8 to lo, so
- * every node has an address of its own):
+ * Runs the compiled code (dist/probe/*, and dist/verify/ for the master's
+ * verify() and the clock, so `npm run build` first) in three processes on
+ * loopback (Linux routes all of 127.0.0.0/8 to lo, so every node has an
+ * address of its own):
  * - the node under test: the real verify() of rank 0, the master, at
  *   127.0.0.1, started under a soft descriptor limit of 1,024 (a login
  *   shell's default), which Node raises to the hard limit itself; it runs
  *   the registry, holds every node's connection until the roster is final,
  *   and meshes with its roster. Its open descriptors are sampled from /proc
  *   while it runs;
- * - the fleet: the other N-1 nodes in one process, each with its own real
+ * - the fleet: the other N-1 nodes in two processes, each with its own real
  *   probe service on its own address, registering and fetching its roster
  *   through the real client code, and doing to the node under test what a
  *   real peer would: dialling it if it is a partner, streaming to it if it
@@ -28,9 +29,10 @@
  * once), but the fleet's work competes for the same cores as the node's,
  * so the figures are an upper bound of the node's own cost; the fleet's own
  * CPU time is reported beside them. Without --min-bandwidth the throughput
- * sample is 200 ms (SPEC), and the measured time includes it.
+ * sample is SAMPLE_WINDOW_MS (bandwidth.ts, 100 ms), and the measured time
+ * includes it.
  *
- *   node scripts/bench-peers.js [--runs N]
+ *   node scripts/bench-peers.js [--runs N] [--nodes N]
  */
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -38,6 +40,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { tsImport } from 'tsx/esm/api';
+import { SAMPLE_WINDOW_MS } from '../dist/probe/bandwidth.js';
 import { FULL_MESH_MAX_NODES } from '../dist/probe/partners.js';
 import { median } from './bench-lib.js';
 
@@ -60,7 +63,7 @@ export async function peerProbeBench(ctx = { runs: 1 }, sizes = SIZES) {
     const partners = rounds[0]?.partners ?? 0;
     rows.push(
       {
-        name: `--verify peers, ${peers} peers: the master's mesh (${mode}, ${partners} partners), roster to end, with the 200 ms throughput sample`,
+        name: `--verify peers, ${peers} peers: the master's mesh (${mode}, ${partners} partners), roster to end, with the ${SAMPLE_WINDOW_MS} ms throughput sample`,
         value: Math.round(median(rounds.map((r) => r.meshMs))),
         unit: 'ms',
         target: { max: 5_000 },
@@ -336,7 +339,7 @@ async function runFleet({ nodes, masterPort, part, parts }) {
       maxPending: 64,
       onHello: (hello) => hello.peer === 'node0' && reachedByMaster(),
       streams: {
-        windowMs: 200,
+        windowMs: SAMPLE_WINDOW_MS,
         onReceived: (stream) => stream.peer === 'node0' && streamedByMaster(),
       },
     });
@@ -386,7 +389,7 @@ async function runFleet({ nodes, masterPort, part, parts }) {
             localAddress: address,
             token,
             selfName: `node${rank}`,
-            windowMs: 200,
+            windowMs: SAMPLE_WINDOW_MS,
             attemptMs: 5_000,
           }),
         );

@@ -20,6 +20,7 @@ import { classifySocketError, type ReachFailure } from '../verify/reach-error.js
 import { endpointText, PROGRESS_EVERY_MS } from '../verify/wait-for-endpoint.js';
 import {
   encodeMessage,
+  MAX_ROSTER_BYTES,
   type Member,
   MessageReader,
   type Outgoing,
@@ -27,6 +28,7 @@ import {
   type Publish,
   type Register,
   type Roster,
+  rosterMembers,
   type Table,
   type Waiting,
 } from './protocol.js';
@@ -160,13 +162,11 @@ type AskFailure = {
 
 /**
  * What the registry says, line by line, whatever the chunking: the final
- * answer (a roster with its member lines, a table), a refusal, a `waiting`,
- * or why the bytes are no answer.
+ * answer (a roster, a table), a refusal, a `waiting`, or why the bytes are
+ * no answer.
  */
 class AnswerReader {
-  private readonly reader = new MessageReader();
-  private roster: Roster | null = null;
-  private readonly members: Member[] = [];
+  private readonly reader = new MessageReader(MAX_ROSTER_BYTES);
 
   constructor(private readonly token: string) {}
 
@@ -175,26 +175,15 @@ class AnswerReader {
     const outcomes: (Answer | ReachFailure)[] = [];
     for (const outcome of this.reader.push(chunk)) {
       const read = this.read(outcome);
-      if (read === null) continue;
       outcomes.push(read);
       if ('error' in read || read.kind !== 'waiting') break;
     }
     return outcomes;
   }
 
-  private read(outcome: ReturnType<MessageReader['push']>[number]): Answer | ReachFailure | null {
+  private read(outcome: ReturnType<MessageReader['push']>[number]): Answer | ReachFailure {
     if (outcome.kind === 'invalid') return { error: 'no handshake', detail: outcome.reason };
     const message = outcome.message;
-    const roster = this.roster;
-    if (roster !== null) {
-      if (message.kind !== 'member') {
-        return { error: 'no handshake', detail: `a ${message.kind} inside the roster` };
-      }
-      this.members.push(message);
-      return this.members.length === roster.members
-        ? { kind: 'roster', roster, members: this.members }
-        : null;
-    }
     if ('token' in message && message.token !== this.token) {
       return { error: 'other job', detail: 'its answer has another probe token' };
     }
@@ -206,8 +195,7 @@ class AnswerReader {
       case 'reject':
         return { kind: 'reject', reason: message.reason };
       case 'roster':
-        this.roster = message;
-        return message.members === 0 ? { kind: 'roster', roster: message, members: [] } : null;
+        return { kind: 'roster', roster: message, members: rosterMembers(message) };
       default:
         return { error: 'no handshake', detail: `unexpected ${message.kind}` };
     }
@@ -341,6 +329,7 @@ export async function joinLocally(options: LocalJoinOptions): Promise<JoinOutcom
       update: take,
       finish: take,
       onGone: () => {},
+      local: true,
     });
     const answer = await finished;
     if ('error' in answer) {

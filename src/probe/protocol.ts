@@ -1,8 +1,9 @@
 /**
  * The probe's wire format: one JSON object per line (newline-delimited
- * JSON), each at most MAX_MESSAGE_BYTES long, every one bound to the job by
- * its token. Everything from the wire passes a strict zod schema: unknown
- * keys, wrong types, bad UTF-8, an overlong line all fail.
+ * JSON), each at most MAX_MESSAGE_BYTES long (a roster MAX_ROSTER_BYTES),
+ * every one bound to the job by its token. Everything from the wire passes a
+ * strict zod schema: unknown keys, wrong types, bad UTF-8, an overlong line
+ * all fail.
  *
  * Three conversations, each one request per connection (SPEC "Verification",
  * peers):
@@ -11,9 +12,9 @@
  *   ephemeral port it listens on); the registry answers `waiting` and, when
  *   it can hold the connection (`held`), keeps it open, pushes a fresh
  *   `waiting` now and then, and the final answer once the rendezvous is
- *   complete: `table` (the networks all nodes have) or `roster` followed by
- *   one `member` line per node this one meshes with. A `waiting` that is
- *   not held tells the node to ask again after `retryMs`;
+ *   complete: `table` (the networks all nodes have) or `roster`, one line
+ *   that carries every node this one meshes with as a tuple. A `waiting`
+ *   that is not held tells the node to ask again after `retryMs`;
  * - the mesh: a node dials another's registered port and says `hello`; the
  *   answer is `welcome` with the source address seen, or `reject`;
  * - bandwidth: `stream`, then raw bytes for about a second; the receiver
@@ -23,7 +24,7 @@ import { isIP } from 'node:net';
 import * as z from 'zod/mini';
 import '../zod-english.js';
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 /** A publish of MAX_NETWORKS networks with plain names fits in well under this; every other message is far smaller. */
 export const MAX_MESSAGE_BYTES = 4_096;
 /** NCCL's own bound on the interfaces it considers (MAX_IFS in src/include/socket.h, 16). */
@@ -32,9 +33,32 @@ export const MAX_NETWORKS = 16;
 export const MAX_MISSING_LISTED = 8;
 /** The registry's hard bound (Slurm's own MAX_NODES in cluster/slurm-job.ts is the same). */
 export const MAX_NODES = 65_536;
+/**
+ * The most members one roster carries: a full mesh's FULL_MESH_MAX_NODES
+ * (partners.ts, 256). A sampled roster holds its node, two ring neighbours,
+ * its own 31 draws and the nodes that drew it (31 on average, Poisson):
+ * about 64; at most 89 over 16 seeds at 4,096 nodes, 97 at 65,536 (the
+ * registry test checks the margin at 4,096); past 256 with a probability
+ * below 1e-100 per node.
+ */
+export const MAX_ROSTER_MEMBERS = 256;
+/**
+ * One member tuple as JSON, at worst: a name of 253 characters that JSON
+ * writes as \u001f (6 bytes each, 1,520 with its quotes), an interface name
+ * the same way (92), an address of at most MAX_ADDRESS_LENGTH ASCII
+ * characters (63), five numbers (at most 29 digits), brackets and commas (11).
+ */
+export const MAX_MEMBER_BYTES = 1_715;
+/** The header's fields fit in a plain message; its members add at most this each. */
+export const MAX_ROSTER_BYTES = MAX_MESSAGE_BYTES + MAX_ROSTER_MEMBERS * (MAX_MEMBER_BYTES + 1);
+/** An IPv6 address's longest text (45, the IPv4-mapped form) and a zone of an interface name ("%" and 15). */
+const MAX_ADDRESS_LENGTH = 61;
 
 const token = z.string().check(z.regex(/^[0-9a-f]{32}$/, 'expected 32 hex digits'));
-const address = z.string().check(z.refine((value) => isIP(value) !== 0, 'expected an IP address'));
+const address = z.string().check(
+  z.maxLength(MAX_ADDRESS_LENGTH),
+  z.refine((value) => isIP(value) !== 0, 'expected an IP address'),
+);
 const version = z.literal(PROTOCOL_VERSION);
 const count = (max: number) => z.number().check(z.int(), z.minimum(0), z.maximum(max));
 /** A host name (RFC 1035's 253) or a listed address. */
@@ -124,6 +148,22 @@ const tableSchema = z.strictObject({
   partialMore: count(MAX_NODES * MAX_NETWORKS),
 });
 
+/**
+ * One node of a roster, as a tuple (a roster of 64 members is one line of
+ * some 3 KB, parsed at once, not 64 objects' keys): its name (labelled when
+ * two members share one), rank, interface, address, ephemeral port, link
+ * speed and net.ipv4.ip_local_port_range.
+ */
+const memberTuple = z.tuple([
+  name,
+  z.nullable(count(MAX_NODES - 1)),
+  interfaceName,
+  address,
+  port,
+  speedMbps,
+  portRange,
+]);
+
 const rosterSchema = z.strictObject({
   v: version,
   kind: z.literal('roster'),
@@ -133,25 +173,13 @@ const rosterSchema = z.strictObject({
   expected: count(MAX_NODES),
   /**
    * The rendezvous had completed before this node (re)registered: it is no
-   * member (torch puts such a node on its wait list), and no member follows.
+   * member (torch puts such a node on its wait list), and has no members.
    */
   late: z.boolean(),
   /** Above FULL_MESH_MAX_NODES: ring neighbours plus a sample, not everyone. */
   sampled: z.boolean(),
-  /** How many `member` lines follow (this node's own among them). */
-  members: count(MAX_NODES),
-});
-
-const memberSchema = z.strictObject({
-  v: version,
-  kind: z.literal('member'),
-  name,
-  rank: z.nullable(count(MAX_NODES - 1)),
-  interface: interfaceName,
-  address,
-  port,
-  speedMbps,
-  portRange,
+  /** Everyone this node meshes with, and itself, in ring order; none for a late node or one --peers leaves out. */
+  members: z.array(memberTuple).check(z.maxLength(MAX_ROSTER_MEMBERS)),
 });
 
 /** The dialing node: its name in the roster and the address it sends from. */
@@ -202,7 +230,6 @@ const probeMessageSchema = z.discriminatedUnion('kind', [
   waitingSchema,
   tableSchema,
   rosterSchema,
-  memberSchema,
   helloSchema,
   welcomeSchema,
   rejectSchema,
@@ -217,7 +244,17 @@ export type Waiting = z.infer<typeof waitingSchema>;
 export type Table = z.infer<typeof tableSchema>;
 export type CommonNetwork = z.infer<typeof commonNetwork>;
 export type Roster = z.infer<typeof rosterSchema>;
-export type Member = z.infer<typeof memberSchema>;
+export type MemberTuple = z.infer<typeof memberTuple>;
+/** A roster member as the mesh reads it. */
+export interface Member {
+  name: string;
+  rank: number | null;
+  interface: string;
+  address: string;
+  port: number;
+  speedMbps: number | null;
+  portRange: [number, number];
+}
 export type Hello = z.infer<typeof helloSchema>;
 export type Welcome = z.infer<typeof welcomeSchema>;
 export type Reject = z.infer<typeof rejectSchema>;
@@ -238,10 +275,85 @@ export function encodeMessage(message: Outgoing): Buffer {
     `${JSON.stringify(probeMessageSchema.parse({ v: PROTOCOL_VERSION, ...message }))}\n`,
     'utf8',
   );
-  if (line.length > MAX_MESSAGE_BYTES) {
-    throw new RangeError(`probe message of ${line.length} bytes exceeds ${MAX_MESSAGE_BYTES}`);
+  if (line.length > maxBytesOf(message.kind)) {
+    throw new RangeError(
+      `probe message of ${line.length} bytes exceeds ${maxBytesOf(message.kind)}`,
+    );
   }
   return line;
+}
+
+/** A member checked and written once, however many rosters it goes into. */
+export type EncodedMember = { readonly bytes: Buffer };
+
+export function encodeMember(member: Member): EncodedMember {
+  const tuple = memberTuple.parse([
+    member.name,
+    member.rank,
+    member.interface,
+    member.address,
+    member.port,
+    member.speedMbps,
+    member.portRange,
+  ]);
+  return { bytes: Buffer.from(JSON.stringify(tuple)) };
+}
+
+export type RosterHeader = Omit<Roster, 'v' | 'kind' | 'members'>;
+
+const COMMA = 0x2c;
+const ROSTER_END = Buffer.from(']}\n');
+
+/**
+ * The roster lines of one header: the header checked once, each roster
+ * its members' checked bytes copied together, so that thousands of rosters
+ * cost no schema pass and no UTF-8 encoding each. What comes out is what
+ * encodeMessage would write.
+ */
+export function rosterEncoder(header: RosterHeader): (members: readonly EncodedMember[]) => Buffer {
+  const { members: _none, ...checked } = rosterSchema.parse({
+    v: PROTOCOL_VERSION,
+    kind: 'roster',
+    ...header,
+    members: [],
+  });
+  const head = Buffer.from(`${JSON.stringify(checked).slice(0, -1)},"members":[`);
+  return (members) => {
+    if (members.length > MAX_ROSTER_MEMBERS) {
+      throw new RangeError(`a roster of ${members.length} members exceeds ${MAX_ROSTER_MEMBERS}`);
+    }
+    let size = head.length + ROSTER_END.length + Math.max(0, members.length - 1);
+    for (const member of members) size += member.bytes.length;
+    if (size > MAX_ROSTER_BYTES) {
+      throw new RangeError(`probe message of ${size} bytes exceeds ${MAX_ROSTER_BYTES}`);
+    }
+    const line = Buffer.allocUnsafe(size);
+    let at = head.copy(line, 0);
+    members.forEach((member, index) => {
+      if (index > 0) at = line.writeUInt8(COMMA, at);
+      at += member.bytes.copy(line, at);
+    });
+    ROSTER_END.copy(line, at);
+    return line;
+  };
+}
+
+/** A roster's tuples as the mesh reads them. */
+export function rosterMembers(roster: Roster): Member[] {
+  return roster.members.map(([name, rank, iface, address, port, speedMbps, portRange]) => ({
+    name,
+    rank,
+    interface: iface,
+    address,
+    port,
+    speedMbps,
+    portRange,
+  }));
+}
+
+/** A roster's bound is its own; every other message's is MAX_MESSAGE_BYTES. */
+function maxBytesOf(kind: ProbeMessage['kind']): number {
+  return kind === 'roster' ? MAX_ROSTER_BYTES : MAX_MESSAGE_BYTES;
 }
 
 export type ReadOutcome =
@@ -253,7 +365,9 @@ const NEWLINE = 0x0a;
 /**
  * Splits a byte stream into messages, whatever the chunking. After the first
  * invalid line it stops reading: the connection is to be dropped, and a
- * strict reader gives a misbehaving peer nothing more to work with.
+ * strict reader gives a misbehaving peer nothing more to work with. A line
+ * may be up to `maxBytes` long (MAX_ROSTER_BYTES where a roster is read),
+ * and each message no longer than its kind's own bound.
  */
 export class MessageReader {
   private pending: Buffer[] = [];
@@ -274,12 +388,19 @@ export class MessageReader {
         outcomes.push(this.fail(`message longer than ${this.maxBytes - 1} bytes`));
         break;
       }
-      this.pending.push(Buffer.from(head));
-      this.pendingBytes += head.length;
-      if (newline === -1) break;
-      const line = Buffer.concat(this.pending, this.pendingBytes);
-      this.pending = [];
-      this.pendingBytes = 0;
+      if (newline === -1) {
+        // A part line is copied: the chunk is the caller's.
+        this.pending.push(Buffer.from(head));
+        this.pendingBytes += head.length;
+        break;
+      }
+      // A whole line in this chunk (nearly every one) is decoded where it lies.
+      let line = head;
+      if (this.pending.length > 0) {
+        line = Buffer.concat([...this.pending, head], this.pendingBytes + head.length);
+        this.pending = [];
+        this.pendingBytes = 0;
+      }
       rest = rest.subarray(newline + 1);
       const outcome = this.decodeLine(line);
       outcomes.push(outcome);
@@ -321,6 +442,10 @@ export class MessageReader {
         kind: 'invalid',
         reason: `not a probe message: ${z.prettifyError(parsed.error).split('\n')[0]}`,
       };
+    }
+    const bound = maxBytesOf(parsed.data.kind);
+    if (line.length + 1 > bound) {
+      return { kind: 'invalid', reason: `${parsed.data.kind} longer than ${bound - 1} bytes` };
     }
     return { kind: 'message', message: parsed.data };
   }

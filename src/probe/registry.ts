@@ -34,12 +34,15 @@ import { commonNetworks } from './common-networks.js';
 import { FULL_MESH_MAX_NODES, sampledPartners } from './partners.js';
 import type { ResolvedPeer } from './peer-list.js';
 import {
+  type EncodedMember,
+  encodeMember,
   encodeMessage,
   MAX_MISSING_LISTED,
   MAX_NODES,
   type NodeIdentity,
   type Publish,
   type Register,
+  rosterEncoder,
 } from './protocol.js';
 import type { RegistryConnection, RequestHandler } from './service.js';
 
@@ -65,6 +68,8 @@ const PUSH_AFTER_MS = { small: 100, large: 2_500 } as const;
 /** From this many nodes on, the `waiting` answer is re-encoded at most every RECOUNT_MS. */
 const RECOUNT_NODES = 1_024;
 const RECOUNT_MS = 100;
+/** Final answers written per turn of the event loop (some 20 ms of writes); a full mesh's all at once. */
+const DELIVERY_BATCH = FULL_MESH_MAX_NODES;
 
 export interface RegistryOptions<R extends Round> {
   round: R;
@@ -93,6 +98,8 @@ interface Entry<R extends Round> {
   request: RequestOf<R>;
   /** The node's connection while the registry holds it. */
   connection: RegistryConnection | null;
+  /** The last `waiting` written on that connection. */
+  told: Buffer | null;
 }
 
 export class Registry<R extends Round> implements RequestHandler {
@@ -117,7 +124,6 @@ export class Registry<R extends Round> implements RequestHandler {
   private waitingAnswers: { readonly held: Buffer; readonly polled: Buffer } | null = null;
   private waitingStale = true;
   private waitingAt = 0;
-  private pushedWaiting: Buffer | null = null;
   private lastCall: { timer: NodeJS.Timeout; endsAt: number } | null = null;
   private pushTimer: NodeJS.Timeout | null = null;
   private resolveDelivered: () => void = () => {};
@@ -211,7 +217,7 @@ export class Registry<R extends Round> implements RequestHandler {
         connection.finish(reject(refusal));
         return;
       }
-      entry = { key, node: typed.node, seen, request: typed, connection: null };
+      entry = { key, node: typed.node, seen, request: typed, connection: null, told: null };
       this.add(entry);
     } else {
       entry = held;
@@ -240,9 +246,14 @@ export class Registry<R extends Round> implements RequestHandler {
       return;
     }
     entry.connection = connection;
+    entry.told = null;
     this.held.add(entry);
     connection.onGone(() => this.gone(entry, connection));
-    connection.update(this.waiting().held);
+    // A large job's nodes hear they are held with the next push (within
+    // PUSH_AFTER_MS.large, well inside the node's attempt of ATTEMPT_MS), and
+    // those that come in the last seconds only with their roster: thousands
+    // of `waiting` writes at once were a fifth of the master's CPU.
+    if (this.expectedCount() < RECOUNT_NODES) this.tell(entry);
   }
 
   /**
@@ -262,7 +273,7 @@ export class Registry<R extends Round> implements RequestHandler {
       return final.answers.for(key);
     }
     // --peers left it out: nothing to check from there, which is no failure.
-    const probe = { key, node: request.node, seen, request, connection: null };
+    const probe = { key, node: request.node, seen, request, connection: null, told: null };
     if (
       this.peers !== null &&
       !this.peers.lists(request.node.name, [seen, ...ownAddresses(probe)])
@@ -367,13 +378,42 @@ export class Registry<R extends Round> implements RequestHandler {
     };
     this.resolveFinal();
     if (ring.length === 0) this.resolveDelivered();
-    for (const entry of [...this.held]) {
+    this.deliver(this.deliveryOrder(this.final.answers), 0);
+  }
+
+  /**
+   * The registry host's own node first (in-process, nothing to write), then
+   * its partners, whose dials its mesh waits for, then everyone else: the
+   * host's mesh starts while the other rosters are still being written.
+   */
+  private deliveryOrder(answers: FinalAnswers): Entry<R>[] {
+    const held = [...this.held];
+    const local = held.find((entry) => entry.connection?.local === true);
+    if (local === undefined) return held;
+    const partners = new Set(answers.partners(local.key));
+    const rest = held.filter((entry) => entry !== local);
+    return [
+      local,
+      ...rest.filter((entry) => partners.has(entry.key)),
+      ...rest.filter((entry) => !partners.has(entry.key)),
+    ];
+  }
+
+  /** DELIVERY_BATCH final answers, then the next batch on the event loop's next turn. */
+  private deliver(entries: readonly Entry<R>[], from: number): void {
+    const final = this.final as NonNullable<Registry<R>['final']>;
+    const end = Math.min(entries.length, from + DELIVERY_BATCH);
+    for (let index = from; index < end; index += 1) {
+      const entry = entries[index] as Entry<R>;
       const connection = entry.connection;
+      // Gone, or answered on a new connection meanwhile.
+      if (connection === null) continue;
       entry.connection = null;
       this.held.delete(entry);
       this.markDelivered(entry.key);
-      connection?.finish(this.final.answers.for(entry.key));
+      connection.finish(final.answers.for(entry.key));
     }
+    if (end < entries.length) setImmediate(() => this.deliver(entries, end));
   }
 
   private markDelivered(key: string): void {
@@ -395,11 +435,16 @@ export class Registry<R extends Round> implements RequestHandler {
   }
 
   private pushProgress(): void {
-    if (this.final !== null || this.held.size === 0) return;
+    if (this.final !== null) return;
+    for (const entry of this.held) this.tell(entry);
+  }
+
+  /** The current `waiting`, to a held node that has not heard it. */
+  private tell(entry: Entry<R>): void {
     const { held } = this.waiting();
-    if (held === this.pushedWaiting) return;
-    this.pushedWaiting = held;
-    for (const entry of this.held) entry.connection?.update(held);
+    if (entry.told === held) return;
+    entry.told = held;
+    entry.connection?.update(held);
   }
 
   /** Each form encoded when first asked for after a change: thousands of nodes ask between changes. */
@@ -698,6 +743,8 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 interface FinalAnswers {
   for(key: string): Buffer;
   late: Buffer;
+  /** The keys a member meshes with, where its roster is a sample; none otherwise (a full mesh is one DELIVERY_BATCH). */
+  partners(key: string): string[];
 }
 
 interface RosterShape {
@@ -712,21 +759,21 @@ function tableAnswers(members: Entry<'publish'>[], { token }: RosterShape): Fina
     token,
     ...commonNetworks(members.map((member) => member.request.networks)),
   });
-  return { for: () => table, late: table };
+  return { for: () => table, late: table, partners: () => [] };
 }
 
 /**
- * Each member line encoded once; a full mesh shares one buffer among all,
- * a sampled one gives each node its partners and itself, in ring order.
+ * Each member encoded once, and one header for all; a full mesh shares one
+ * line among all, a sampled one gives each node its partners and itself,
+ * in ring order.
  */
 function rosterAnswers(
   members: Entry<'register'>[],
   { expected, token }: RosterShape,
 ): FinalAnswers {
   const labels = uniqueLabels(members);
-  const lines = members.map((member, index) =>
-    encodeMessage({
-      kind: 'member',
+  const encoded = members.map((member, index) =>
+    encodeMember({
       name: labels[index] as string,
       rank: member.node.rank,
       interface: member.request.interface,
@@ -739,30 +786,12 @@ function rosterAnswers(
   const indexOf = new Map(members.map((member, index) => [member.key, index]));
   const nodes = members.length;
   const sampled = nodes > FULL_MESH_MAX_NODES;
-  // A sampled roster's length varies little (about 64): each header is encoded once.
-  const headers = new Map<string, Buffer>();
-  const header = (count: number, late: boolean) => {
-    const key = `${count} ${late}`;
-    let bytes = headers.get(key);
-    if (bytes === undefined) {
-      bytes = encodeMessage({
-        kind: 'roster',
-        token,
-        nodes,
-        expected,
-        late,
-        sampled,
-        members: count,
-      });
-      headers.set(key, bytes);
-    }
-    return bytes;
-  };
-  const none = header(0, false);
-  const late = header(0, true);
+  const roster = rosterEncoder({ token, nodes, expected, late: false, sampled });
+  const none = roster([]);
+  const late = rosterEncoder({ token, nodes, expected, late: true, sampled })([]);
   if (!sampled) {
-    const everyone = Buffer.concat([header(nodes, false), ...lines]);
-    return { for: (key) => (indexOf.has(key) ? everyone : none), late };
+    const everyone = roster(encoded);
+    return { for: (key) => (indexOf.has(key) ? everyone : none), late, partners: () => [] };
   }
   const partners = sampledPartners(nodes, seedOf(token));
   return {
@@ -770,9 +799,11 @@ function rosterAnswers(
       const index = indexOf.get(key);
       if (index === undefined) return none;
       const own = [...(partners[index] ?? []), index].sort((a, b) => a - b);
-      return Buffer.concat([header(own.length, false), ...own.map((i) => lines[i] as Buffer)]);
+      return roster(own.map((i) => encoded[i] as EncodedMember));
     },
     late,
+    partners: (key) =>
+      (partners[indexOf.get(key) ?? -1] ?? []).map((i) => (members[i] as Entry<'register'>).key),
   };
 }
 

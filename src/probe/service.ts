@@ -49,6 +49,8 @@ export interface RegistryConnection {
   finish(bytes: Buffer): void;
   /** Called once if the node goes before its answer was finished. */
   onGone(callback: () => void): void;
+  /** The registry host's own node, joined in-process (join.ts joinLocally): its answer goes first. */
+  readonly local?: true;
 }
 
 /** What a registry makes of a request. */

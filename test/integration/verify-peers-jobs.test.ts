@@ -214,7 +214,7 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
         timeout: 40_000,
       },
     );
-    expect(JSON.parse(String(stranger.stdout))).toEqual({ v: 3, kind: 'reject', reason: 'token' });
+    expect(JSON.parse(String(stranger.stdout))).toEqual({ v: 4, kind: 'reject', reason: 'token' });
     const worker = await check('b', rank(1));
     const fromMaster = await master;
     for (const run of [fromMaster, worker]) {

@@ -58,8 +58,8 @@ describe('joinRegistry', () => {
       maxPending: 8,
       registry,
     });
-    registry.answer({ v: 3, ...request(1) }, '127.0.0.9');
-    registry.answer({ v: 3, ...request(2) }, '127.0.0.9');
+    registry.answer({ v: 4, ...request(1) }, '127.0.0.9');
+    registry.answer({ v: 4, ...request(2) }, '127.0.0.9');
     const { logger, lines } = capturingLogger();
     const outcome = await joinRegistry({
       target: { address: '127.0.0.1', port: service.port },
@@ -143,7 +143,7 @@ describe('joinRegistry', () => {
     });
     // Held, the first ask's attempt limit (1 s) does not end it; the roster comes when node 0 does.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    registry.answer({ v: 3, ...request(0) }, '127.0.0.1');
+    registry.answer({ v: 4, ...request(0) }, '127.0.0.1');
     const outcome = await joining;
     expect(outcome).toMatchObject({ ok: true, kind: 'roster' });
     registry.close();

@@ -1,11 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  encodeMember,
   encodeMessage,
+  MAX_MEMBER_BYTES,
   MAX_MESSAGE_BYTES,
+  MAX_ROSTER_BYTES,
+  MAX_ROSTER_MEMBERS,
+  type Member,
   MessageReader,
   type ProbeMessage,
   type ReadOutcome,
+  rosterEncoder,
 } from '../../src/probe/protocol.js';
 
 const token = fc.stringMatching(/^[0-9a-f]{32}$/);
@@ -13,40 +19,70 @@ const address = fc.oneof(fc.ipV4(), fc.ipV6());
 const peerName = fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' });
 
 const port = fc.integer({ min: 1, max: 65_535 });
-const node = fc.record({ name: peerName, rank: fc.option(fc.nat(65_535), { nil: null }) });
+const rank = fc.option(fc.nat(65_535), { nil: null });
+const node = fc.record({ name: peerName, rank });
+const interfaceName = fc.stringMatching(/^[a-z][a-z0-9]{0,14}$/);
+const speedMbps = fc.option(fc.nat(1_000_000), { nil: null });
+const member: fc.Arbitrary<Member> = fc.record({
+  name: peerName,
+  rank,
+  interface: interfaceName,
+  address,
+  port,
+  speedMbps,
+  portRange: fc.tuple(port, port),
+});
+const rosterHeader = fc.record({
+  token,
+  nodes: fc.nat(65_536),
+  expected: fc.nat(65_536),
+  late: fc.boolean(),
+  sampled: fc.boolean(),
+});
+const tupleOf = (m: Member) =>
+  [m.name, m.rank, m.interface, m.address, m.port, m.speedMbps, m.portRange] as const;
 
 const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
   fc.record({
-    v: fc.constant(3 as const),
+    v: fc.constant(4 as const),
     kind: fc.constant('hello' as const),
     token,
     peer: peerName,
     address,
   }),
   fc.record({
-    v: fc.constant(3 as const),
+    v: fc.constant(4 as const),
     kind: fc.constant('welcome' as const),
     token,
     seen: address,
   }),
   fc.record({
-    v: fc.constant(3 as const),
+    v: fc.constant(4 as const),
     kind: fc.constant('reject' as const),
     reason: fc.string({ minLength: 1, maxLength: 100 }),
   }),
   fc.record({
-    v: fc.constant(3 as const),
+    v: fc.constant(4 as const),
     kind: fc.constant('register' as const),
     token,
     node,
-    interface: fc.stringMatching(/^[a-z][a-z0-9]{0,14}$/),
+    interface: interfaceName,
     address,
     port,
-    speedMbps: fc.option(fc.nat(1_000_000), { nil: null }),
+    speedMbps,
     portRange: fc.tuple(port, port),
   }),
+  fc
+    // A few members: a longer roster passes the plain reader's bound (the roster tests read those).
+    .tuple(rosterHeader, fc.array(member, { maxLength: 4 }))
+    .map(([header, members]) => ({
+      v: 4 as const,
+      kind: 'roster' as const,
+      ...header,
+      members: members.map((m) => [...tupleOf(m)] as [...ReturnType<typeof tupleOf>]),
+    })),
   fc.record({
-    v: fc.constant(3 as const),
+    v: fc.constant(4 as const),
     kind: fc.constant('waiting' as const),
     token,
     round: fc.constantFrom('publish' as const, 'register' as const),
@@ -59,7 +95,7 @@ const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
     retryMs: fc.nat(60_000),
   }),
   fc.record({
-    v: fc.constant(3 as const),
+    v: fc.constant(4 as const),
     kind: fc.constant('received' as const),
     token,
     bytes: fc.nat(),
@@ -73,8 +109,10 @@ const outgoing = (sent: ProbeMessage) => {
   return rest as Parameters<typeof encodeMessage>[0];
 };
 
-function readAll(chunks: Uint8Array[]): { outcomes: ReadOutcome[]; reader: MessageReader } {
-  const reader = new MessageReader();
+function readAll(
+  chunks: Uint8Array[],
+  reader = new MessageReader(),
+): { outcomes: ReadOutcome[]; reader: MessageReader } {
   return { outcomes: chunks.flatMap((chunk) => reader.push(chunk)), reader };
 }
 
@@ -170,25 +208,29 @@ describe('probe message decoder', () => {
 
   it('rejects, and stops reading after, a line that is not a probe message', () => {
     const cases: [string, string][] = [
-      ['{"v":3,"kind":"hello"}\n', 'not a probe message'],
+      ['{"v":4,"kind":"hello"}\n', 'not a probe message'],
       ['{"v":1,"kind":"reject","reason":"token"}\n', 'not a probe message'],
-      ['{"v":3,"kind":"reject","reason":"token","extra":1}\n', 'not a probe message'],
+      ['{"v":4,"kind":"reject","reason":"token","extra":1}\n', 'not a probe message'],
       [
-        '{"v":3,"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n',
+        '{"v":4,"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n',
         'not a probe message',
       ],
       [
-        '{"v":3,"kind":"member","name":"n","rank":null,"interface":"eth0","address":"198.18.0.1","port":0,"speedMbps":null,"portRange":[1,2]}\n',
+        `{"v":4,"kind":"roster","token":"${'0'.repeat(32)}","nodes":1,"expected":1,"late":false,"sampled":false,"members":[["n",null,"eth0","198.18.0.1",0,null,[1,2]]]}\n`,
         'not a probe message',
       ],
-      ['{"__proto__":{"v":3},"kind":"reject","reason":"token"}\n', 'not a probe message'],
+      [
+        `{"v":4,"kind":"roster","token":"${'0'.repeat(32)}","nodes":1,"expected":1,"late":false,"sampled":false,"members":[["n",null,"eth0","198.18.0.1",1,null,[1,2],"extra"]]}\n`,
+        'not a probe message',
+      ],
+      ['{"__proto__":{"v":4},"kind":"reject","reason":"token"}\n', 'not a probe message'],
       ['[1,2,3]\n', 'not a probe message'],
       ['{not json\n', 'not JSON'],
     ];
     for (const [line, reason] of cases) {
       const reader = new MessageReader();
       const outcomes = reader.push(
-        Buffer.from(`${line}{"v":3,"kind":"reject","reason":"token"}\n`),
+        Buffer.from(`${line}{"v":4,"kind":"reject","reason":"token"}\n`),
       );
       expect(outcomes).toHaveLength(1);
       expect(outcomes[0]).toMatchObject({ kind: 'invalid' });
@@ -214,6 +256,83 @@ describe('probe message decoder', () => {
         })),
       }),
     ).toThrow(RangeError);
+  });
+
+  it('writes a roster from encoded members exactly as encodeMessage writes it', () => {
+    fc.assert(
+      fc.property(rosterHeader, fc.array(member, { maxLength: 12 }), (header, members) => {
+        const line = rosterEncoder(header)(members.map(encodeMember));
+        expect(line).toEqual(
+          encodeMessage({
+            kind: 'roster',
+            ...header,
+            members: members.map((m) => [...tupleOf(m)]),
+          }),
+        );
+      }),
+    );
+  });
+
+  it('bounds a roster by its members: the worst member fits MAX_MEMBER_BYTES, a full roster MAX_ROSTER_BYTES, one more member is refused', () => {
+    // Every character of the names written as a six-byte \u escape, every number at its widest.
+    const worst: Member = {
+      name: '\u0001'.repeat(253),
+      rank: 65_535,
+      interface: '\u0001'.repeat(15),
+      address: `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255%${'a'.repeat(15)}`,
+      port: 65_535,
+      speedMbps: 100_000_000,
+      portRange: [65_535, 65_535],
+    };
+    const encoded = encodeMember(worst);
+    expect(encoded.bytes.length).toBe(MAX_MEMBER_BYTES);
+    expect(() => encodeMember({ ...worst, address: `${worst.address}a` })).toThrow();
+    const header = {
+      token: 'a'.repeat(32),
+      nodes: 65_536,
+      expected: 65_536,
+      late: false,
+      sampled: true,
+    };
+    const full = rosterEncoder(header)(Array.from({ length: MAX_ROSTER_MEMBERS }, () => encoded));
+    expect(full.length).toBeLessThanOrEqual(MAX_ROSTER_BYTES);
+    const [read] = new MessageReader(MAX_ROSTER_BYTES).push(full);
+    expect(read).toMatchObject({ kind: 'message', message: { kind: 'roster', sampled: true } });
+    expect(() =>
+      rosterEncoder(header)(Array.from({ length: MAX_ROSTER_MEMBERS + 1 }, () => encoded)),
+    ).toThrow(RangeError);
+  });
+
+  it("holds every message but a roster to MAX_MESSAGE_BYTES, where a reader takes rosters' longer lines", () => {
+    const reason = 'x'.repeat(400);
+    const header = { token: 'a'.repeat(32), nodes: 64, expected: 64, late: false, sampled: false };
+    const members = Array.from({ length: 64 }, (_, i) =>
+      encodeMember({
+        name: `node${i}.a-long-domain.example`,
+        rank: i,
+        interface: 'ens3f0',
+        address: `2001:db8::${i + 1}`,
+        port: 40_000 + i,
+        speedMbps: 400_000,
+        portRange: [32_768, 60_999],
+      }),
+    );
+    const roster = rosterEncoder(header)(members);
+    expect(roster.length).toBeGreaterThan(MAX_MESSAGE_BYTES);
+    // A plain reader refuses it as any overlong line; a roster reader takes it.
+    expect(new MessageReader().push(roster)).toEqual([
+      { kind: 'invalid', reason: `message longer than ${MAX_MESSAGE_BYTES - 1} bytes` },
+    ]);
+    expect(new MessageReader(MAX_ROSTER_BYTES).push(roster)).toEqual([
+      expect.objectContaining({ kind: 'message' }),
+    ]);
+    // Any other kind past its own bound is refused by the roster reader too, however valid.
+    const padded = Buffer.from(
+      `${JSON.stringify({ v: 4, kind: 'reject', reason }).slice(0, -1)}${' '.repeat(MAX_MESSAGE_BYTES)}}\n`,
+    );
+    expect(new MessageReader(MAX_ROSTER_BYTES).push(padded)).toEqual([
+      { kind: 'invalid', reason: `reject longer than ${MAX_MESSAGE_BYTES - 1} bytes` },
+    ]);
   });
 
   it('takes the first line of a request and leaves the raw bytes after it', () => {

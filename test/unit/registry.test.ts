@@ -3,9 +3,17 @@
  * the first registration to the last, at 3 nodes and at 4,096 (a roster of
  * ring neighbours plus a sample there).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FULL_MESH_MAX_NODES, sampledPartners } from '../../src/probe/partners.js';
-import { MessageReader, type ProbeMessage, type Register } from '../../src/probe/protocol.js';
+import {
+  MAX_ROSTER_BYTES,
+  MAX_ROSTER_MEMBERS,
+  type Member,
+  MessageReader,
+  type ProbeMessage,
+  type Register,
+  rosterMembers,
+} from '../../src/probe/protocol.js';
 import { Registry } from '../../src/probe/registry.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
@@ -16,7 +24,7 @@ function register(
   address = `198.18.${Math.floor((rank ?? 0) / 250)}.${((rank ?? 0) % 250) + 1}`,
 ): Register {
   return {
-    v: 3,
+    v: 4,
     kind: 'register',
     token: TOKEN,
     node: { name, rank },
@@ -29,10 +37,15 @@ function register(
 }
 
 function decode(answer: Buffer): ProbeMessage[] {
-  return new MessageReader().push(answer).map((outcome) => {
+  return new MessageReader(MAX_ROSTER_BYTES).push(answer).map((outcome) => {
     if (outcome.kind === 'invalid') throw new Error(outcome.reason);
     return outcome.message;
   });
+}
+
+/** The members of the roster among these lines, as the mesh reads them. */
+function membersOf(lines: readonly ProbeMessage[]): Member[] {
+  return lines.flatMap((line) => (line.kind === 'roster' ? rosterMembers(line) : []));
 }
 
 const registry = (expected: number, nodeList: string[] = [], restrict = null) =>
@@ -56,23 +69,22 @@ describe('Registry', () => {
       expect.objectContaining({ registered: 1 }),
     ]);
     decode(r.answer(register(0), '203.0.113.11'));
-    const [header, ...members] = decode(r.answer(register(1), '203.0.113.12'));
-    expect(header).toEqual({
-      v: 3,
-      kind: 'roster',
-      token: TOKEN,
-      nodes: 3,
-      expected: 3,
-      late: false,
-      sampled: false,
-      members: 3,
-    });
-    expect(
-      members.map((member) => member.kind === 'member' && [member.name, member.address]),
-    ).toEqual([
-      ['node0', '198.18.0.1'],
-      ['node1', '198.18.0.2'],
-      ['node2', '198.18.0.3'],
+    // One line, each member a tuple: name, rank, interface, address, port, speed, port range.
+    expect(decode(r.answer(register(1), '203.0.113.12'))).toEqual([
+      {
+        v: 4,
+        kind: 'roster',
+        token: TOKEN,
+        nodes: 3,
+        expected: 3,
+        late: false,
+        sampled: false,
+        members: [
+          ['node0', 0, 'ens3f0', '198.18.0.1', 40_000, 100_000, [32_768, 60_999]],
+          ['node1', 1, 'ens3f0', '198.18.0.2', 40_001, 100_000, [32_768, 60_999]],
+          ['node2', 2, 'ens3f0', '198.18.0.3', 40_002, 100_000, [32_768, 60_999]],
+        ],
+      },
     ]);
     expect(r.answer(register(0), '203.0.113.11')).toEqual(r.answer(register(2), '203.0.113.13'));
     await r.allDelivered;
@@ -89,8 +101,8 @@ describe('Registry', () => {
       }),
     ]);
     r.answer(register(0, 'trainer'), '203.0.113.11');
-    const [, ...members] = decode(r.answer(register(2, 'other'), '203.0.113.13'));
-    expect(members.map((member) => member.kind === 'member' && member.name)).toEqual([
+    const members = membersOf(decode(r.answer(register(2, 'other'), '203.0.113.13')));
+    expect(members.map((member) => member.name)).toEqual([
       'trainer (rank 0)',
       'trainer (rank 1)',
       'other',
@@ -116,7 +128,7 @@ describe('Registry', () => {
     r.answer(register(1), '203.0.113.12');
     // Torch puts a node that comes after completion on its wait list: late, no member.
     expect(decode(r.answer(register(null, 'late'), '203.0.113.20'))).toEqual([
-      expect.objectContaining({ kind: 'roster', nodes: 2, late: true, members: 0 }),
+      expect.objectContaining({ kind: 'roster', nodes: 2, late: true, members: [] }),
     ]);
   });
 
@@ -151,10 +163,10 @@ describe('Registry', () => {
       return message?.kind === 'waiting' && [message.registered, message.expected, message.missing];
     };
     const names = (answer: Buffer) =>
-      decode(answer).map((message) =>
-        message.kind === 'member'
-          ? message.name
-          : `${message.kind} ${message.kind === 'roster' ? message.members : ''}`,
+      decode(answer).flatMap((message) =>
+        message.kind === 'roster'
+          ? [`roster ${message.members.length}`, ...rosterMembers(message).map((m) => m.name)]
+          : [message.kind],
       );
     const once = [1, 4, ['198.18.0.3', 'mgmt4', 'node9']];
     expect(waiting(r.answer(register(null, 'node1', '198.18.0.1'), '203.0.113.11'))).toEqual(once);
@@ -197,7 +209,7 @@ describe('Registry', () => {
       'roster 0',
     ]);
     expect(decode(r.answer(register(null, 'node9', '198.18.0.29'), '203.0.113.29'))).toEqual([
-      expect.objectContaining({ kind: 'roster', nodes: 4, late: true, members: 0 }),
+      expect.objectContaining({ kind: 'roster', nodes: 4, late: true, members: [] }),
     ]);
   });
 
@@ -214,14 +226,10 @@ describe('Registry', () => {
     });
     const [first] = decode(r.answer(register(null, 'x', '198.18.0.7'), '203.0.113.17'));
     expect(first).toMatchObject({ kind: 'waiting', registered: 1, missing: ['spare'] });
-    const [header, ...members] = decode(
-      r.answer(register(null, 'node1', '198.18.0.1'), '203.0.113.11'),
+    const members = membersOf(
+      decode(r.answer(register(null, 'node1', '198.18.0.1'), '203.0.113.11')),
     );
-    expect(header).toMatchObject({ kind: 'roster', members: 2 });
-    expect(members.map((member) => member.kind === 'member' && member.name)).toEqual([
-      'node1',
-      'x',
-    ]);
+    expect(members.map((member) => member.name)).toEqual(['node1', 'x']);
   });
 
   it('matches 4,096 registrations against as many --peers entries as they come, each once', () => {
@@ -260,24 +268,16 @@ describe('Registry', () => {
       r.answer(register(rank), `203.0.${rank >> 8}.${rank & 255}`),
     );
     const elapsed = performance.now() - started;
-    // Plain JSON.parse: 266,000 lines through the strict reader would be most of this test's time.
-    const rosters = answers.map(
-      (answer) =>
-        answer
-          .toString()
-          .trimEnd()
-          .split('\n')
-          .map((line) => JSON.parse(line)) as ProbeMessage[],
-    );
+    const rosters = answers.map(decode);
     const partnerRanks = rosters.map(
       (lines, rank) =>
         new Set(
-          lines.flatMap((line) =>
-            line.kind === 'member' && line.rank !== rank ? [line.rank as number] : [],
+          membersOf(lines).flatMap((member) =>
+            member.rank !== rank ? [member.rank as number] : [],
           ),
         ),
     );
-    expect(rosters[0]?.[0]).toMatchObject({ kind: 'roster', nodes, sampled: true });
+    expect(rosters[0]).toEqual([expect.objectContaining({ kind: 'roster', nodes, sampled: true })]);
     const broken = partnerRanks.flatMap((partners, rank) => [
       ...(partners.has((rank + 1) % nodes) && partners.has((rank + nodes - 1) % nodes)
         ? []
@@ -288,6 +288,8 @@ describe('Registry', () => {
     ]);
     expect(broken).toEqual([]);
     const degrees = partnerRanks.map((partners) => partners.size);
+    // A roster is its partners and itself: far inside the bound the protocol holds it to (89 at most over 16 seeds).
+    expect(Math.max(...degrees) + 1).toBeLessThan(MAX_ROSTER_MEMBERS / 2);
     // 1 ring neighbour and 31 draws of its own, as many of others' on average.
     expect(Math.min(...degrees)).toBeGreaterThanOrEqual(32);
     expect(degrees.reduce((sum, degree) => sum + degree, 0) / nodes).toBeCloseTo(64, -1);
@@ -350,18 +352,15 @@ describe('Registry, held connections and elastic sizes (torch c10d: MAX at once,
     await r.completed;
     for (const held of [a, b]) {
       expect(held.finished).toBe(true);
-      expect(held.lines.find((line) => line.kind === 'roster')).toMatchObject({
-        nodes: 2,
-        expected: 4,
-        late: false,
-        members: 2,
-      });
+      const roster = held.lines.find((line) => line.kind === 'roster');
+      expect(roster).toMatchObject({ nodes: 2, expected: 4, late: false });
+      expect(membersOf(held.lines)).toHaveLength(2);
     }
     expect(r.outcome).toEqual({ nodes: 2, expected: 4, completion: 'last call' });
     const late = connection();
     r.serve(register(null, 'n3', '198.18.0.3'), '198.18.0.3', late);
     expect(late.lines).toEqual([
-      expect.objectContaining({ kind: 'roster', late: true, members: 0 }),
+      expect.objectContaining({ kind: 'roster', late: true, members: [] }),
     ]);
     r.close();
   });
@@ -390,8 +389,7 @@ describe('Registry, held connections and elastic sizes (torch c10d: MAX at once,
     const rerun = connection();
     r.serve({ ...register(null, 'n2', '198.18.0.2'), port: 50_002 }, '198.18.0.2', rerun);
     await r.completed;
-    const roster = rerun.lines.filter((line) => line.kind === 'member');
-    expect(roster.map((member) => member.kind === 'member' && member.port)).toContain(50_002);
+    expect(membersOf(rerun.lines).map((member) => member.port)).toContain(50_002);
     r.close();
   });
 
@@ -402,11 +400,9 @@ describe('Registry, held connections and elastic sizes (torch c10d: MAX at once,
     r.serve({ ...register(1), port: 51_001 }, '203.0.113.12', rerun);
     expect(stale.lines.at(-1)).toMatchObject({ kind: 'reject' });
     expect((stale.lines.at(-1) as { reason: string }).reason).toMatch(/registered again/);
-    const master = decode(r.answer(register(0), '203.0.113.11'));
-    expect(master.find((line) => line.kind === 'member' && line.rank === 1)).toMatchObject({
-      port: 51_001,
-    });
-    expect(rerun.lines.find((line) => line.kind === 'roster')).toMatchObject({ members: 2 });
+    const master = membersOf(decode(r.answer(register(0), '203.0.113.11')));
+    expect(master.find((member) => member.rank === 1)).toMatchObject({ port: 51_001 });
+    expect(membersOf(rerun.lines)).toHaveLength(2);
     // The same name from another address is still a second node.
     expect(decode(r.answer({ ...register(1), address: '198.18.9.9' }, '203.0.113.99'))).toEqual([
       expect.objectContaining({ kind: 'reject' }),
@@ -423,6 +419,77 @@ describe('Registry, held connections and elastic sizes (torch c10d: MAX at once,
     expect(b.lines).toEqual([expect.objectContaining({ kind: 'waiting', held: false })]);
     expect(b.finished).toBe(true);
     r.close();
+  });
+});
+
+describe('Registry, a large job', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('tells a held node it waits with the next push, not on its registration, and the last ones only with their roster', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const nodes = 1_024;
+    const r = registry(nodes);
+    const first = connection();
+    r.serve(register(1), '203.0.0.1', first);
+    expect(first.lines).toEqual([]);
+    vi.advanceTimersByTime(2_499);
+    expect(first.lines).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(first.lines).toEqual([
+      expect.objectContaining({ kind: 'waiting', held: true, registered: 1, expected: nodes }),
+    ]);
+    // Heard once per change, not again for the same count.
+    const second = connection();
+    r.serve(register(2), '203.0.0.2', second);
+    vi.advanceTimersByTime(2_500);
+    expect(first.lines.map((line) => line.kind === 'waiting' && line.registered)).toEqual([1, 2]);
+    expect(second.lines.map((line) => line.kind === 'waiting' && line.registered)).toEqual([2]);
+    const rest = Array.from({ length: nodes - 3 }, (_, i) => {
+      const c = connection();
+      r.serve(register(i + 3), `203.0.${(i + 3) >> 8}.${(i + 3) & 255}`, c);
+      return c;
+    });
+    r.answer(register(0), '203.0.0.0');
+    // The rosters of the first DELIVERY_BATCH are out at once; the others follow on the next turns.
+    expect(rest.every((c) => c.lines.every((line) => line.kind !== 'waiting'))).toBe(true);
+    r.close();
+  });
+
+  it("gives the registry host's own node its roster first, then its partners', then everyone else's, a batch per turn", async () => {
+    const nodes = 4_096;
+    const r = registry(nodes);
+    const order: number[] = [];
+    const held = (rank: number) => ({
+      update: () => {},
+      finish: () => order.push(rank),
+      onGone: () => {},
+    });
+    // The host joins first, in-process, as probe/peers.ts has it; the last node completes the roster.
+    let own: Member[] = [];
+    r.serve(register(0), '203.0.0.0', {
+      update: () => {},
+      finish: (bytes) => {
+        order.push(0);
+        own = membersOf(decode(bytes));
+      },
+      onGone: () => {},
+      local: true,
+    });
+    const last = nodes - 1;
+    for (let rank = 1; rank <= last; rank += 1)
+      r.serve(register(rank), `203.0.${rank >> 8}.${rank & 255}`, held(rank));
+    // One batch of 256 held nodes at once (the host's first), then the last node's own answer.
+    expect(order).toHaveLength(256 + 1);
+    expect(order[0]).toBe(0);
+    expect(order.at(-1)).toBe(last);
+    const partners = own.flatMap((member) =>
+      member.rank === 0 || member.rank === last ? [] : [member.rank as number],
+    );
+    expect(new Set(order.slice(1, 1 + partners.length))).toEqual(new Set(partners));
+    await r.allDelivered;
+    expect(new Set(order).size).toBe(nodes);
   });
 });
 
