@@ -41,7 +41,8 @@ const STARTING_RETRY_MS = 100;
 
 export type Final =
   | { kind: 'table'; table: Table }
-  | { kind: 'roster'; roster: Roster; members: Member[] };
+  /** The roster's header; its tuples read into members, not kept twice. */
+  | { kind: 'roster'; roster: Omit<Roster, 'members'>; members: Member[] };
 
 type Answer = Final | { kind: 'waiting'; waiting: Waiting } | { kind: 'reject'; reason: string };
 
@@ -194,8 +195,10 @@ class AnswerReader {
         return { kind: 'table', table: message };
       case 'reject':
         return { kind: 'reject', reason: message.reason };
-      case 'roster':
-        return { kind: 'roster', roster: message, members: rosterMembers(message) };
+      case 'roster': {
+        const { members: _tuples, ...roster } = message;
+        return { kind: 'roster', roster, members: rosterMembers(message) };
+      }
       default:
         return { error: 'no handshake', detail: `unexpected ${message.kind}` };
     }
