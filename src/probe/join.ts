@@ -208,7 +208,8 @@ class AnswerReader {
 /**
  * One connection: the request, then what the registry says on it until its
  * answer is final or it is not held. attemptMs bounds the wait for the
- * first answer; a held connection lasts as long as the check.
+ * first answer (a large job's registry gives it with its next push, 2.5 s
+ * at most: ATTEMPT_MS is 5 s); a held connection lasts as long as the check.
  */
 function askOnce(
   options: JoinOptions,

@@ -18,9 +18,13 @@
  * Each node's connection is held while it waits, and the answer pushed on
  * it when final: no polling, and a node that goes before then (its check
  * killed) takes its entry with it, so a rerun is not "a second node with
- * its rank". A registration from the same name, source and address as a
- * held entry replaces it. Past `holdCapacity` connections (the descriptor
- * limit) nodes are told to ask again instead. Expected are the job's nodes,
+ * its rank". A held node hears the count at once in a small job, with the
+ * next push in a large one; the final answers go out a batch per turn of
+ * the event loop, the registry host's own and its partners' first, so that
+ * its mesh runs while the rest are written. A registration from the same
+ * name, source and address as a held entry replaces it. Past
+ * `holdCapacity` connections (the descriptor limit) nodes are told to ask
+ * again instead. Expected are the job's nodes,
  * or, with --peers, one node for each entry; a node is known by its rank
  * where it has one, else by its name and the address it came from. Who is
  * missing is said by Slurm name (the node list is in SLURM_NODEID order),
