@@ -16,10 +16,13 @@ import type { Decision } from '../resolve/decision.js';
 import { type Deadline, untilDeadline } from '../verify/clock.js';
 import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
 import { endpointText } from '../verify/wait-for-endpoint.js';
+import { Admission } from './admission.js';
 import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './bandwidth.js';
+import { newProofKey } from './claim-proof.js';
 import { InboundLog } from './inbound-log.js';
 import type { MeetingPoint } from './meeting-point.js';
 import { probeMesh } from './mesh.js';
+import { slurmCredential } from './munge.js';
 import { FULL_MESH_MAX_NODES } from './partners.js';
 import { localPortRange } from './port-range.js';
 import type { Member, Register } from './protocol.js';
@@ -83,6 +86,8 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
   const windowMs =
     input.bandwidthWindowMs ??
     (input.minBandwidthMbps === null ? SAMPLE_WINDOW_MS : BANDWIDTH_WINDOW_MS);
+  // Held in this process alone: the registry's dial-back proves our claim with it (claim-proof.ts).
+  const proofKey = newProofKey();
   try {
     let ephemeral: ProbeService;
     try {
@@ -91,6 +96,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
         port: 0,
         token: meeting.token,
         maxPending: EPHEMERAL_PENDING,
+        proofKey,
         onHello: (hello, seen) =>
           inbound.hello('ephemeral', hello.peer, { seen, claimed: hello.address }),
         streams: {
@@ -109,7 +115,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
     opened.push(ephemeral);
 
     const iface = input.facts.interfaces.find((candidate) => candidate.name === decision.interface);
-    const request: Omit<Register, 'v'> = {
+    const claim: Omit<Register, 'v' | 'munge'> = {
       kind: 'register',
       token: meeting.token,
       node: { name: input.nodeName, rank: job.nodeRank?.value ?? null },
@@ -118,7 +124,10 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       port: ephemeral.port,
       speedMbps: iface?.speedMbps ?? null,
       portRange,
+      proofKey,
     };
+    const munge = await slurmCredential(job, claim, deadline.remainingMs() / 1_000);
+    const request: Omit<Register, 'v'> = { ...claim, munge: munge?.credential ?? null };
     const met = await joinRound('register', {
       meeting,
       job,
@@ -130,6 +139,19 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       attemptMs: input.attemptMs,
       onHello: (hello, seen) =>
         inbound.hello('probe port', hello.peer, { seen, claimed: hello.address }),
+      admission: new Admission({
+        token: meeting.token,
+        localAddress: decision.address,
+        // MUNGE where this node's own munged made a credential (munge.ts).
+        munge:
+          munge?.credential == null ? null : { socket: munge.socket, uid: process.getuid?.() ?? 0 },
+        onProven: (claimed, seen) =>
+          input.logger.debug(
+            `${claimed.node.name} registered from ${seen}, not its claimed ${claimed.address}: its probe service there proved the claim (the master's name resolves to another network, or a NAT lies between)`,
+          ),
+        onRefused: (reason) =>
+          input.logger.warn(`the probe registry refused a registration: ${reason}`),
+      }),
     });
     if (met.kind === 'failed') {
       return {

@@ -16,7 +16,10 @@
  *   that carries every node this one meshes with as a tuple. A `waiting`
  *   that is not held tells the node to ask again after `retryMs`;
  * - the mesh: a node dials another's registered port and says `hello`; the
- *   answer is `welcome` with the source address seen, or `reject`;
+ *   answer is `welcome` with the source address seen, or `reject`. The
+ *   registry dials a registered port too, with `prove`, when a registration
+ *   came from another address than the one it claims: the node's `proof`
+ *   shows that the claimed address and port are that node's (claim-proof.ts);
  * - bandwidth: `stream`, then raw bytes for about a second; the receiver
  *   answers `received` with what arrived in its window.
  */
@@ -120,6 +123,13 @@ const publishSchema = z.strictObject({
 /** net.ipv4.ip_local_port_range of the registering node: where its ephemeral ports come from. */
 const portRange = z.tuple([port, port]);
 
+/** 16 random bytes, hex: a registration's proof key, a dial-back's nonce. */
+const nonce = z.string().check(z.regex(/^[0-9a-f]{32}$/, 'expected 32 hex digits'));
+/** A MUNGE credential as munge(1) prints it: "MUNGE:" base64 ":" (munge/src/libmunge/encode.c). */
+const mungeCredential = z
+  .string()
+  .check(z.maxLength(2_048), z.regex(/^MUNGE:[A-Za-z0-9+/=]+:$/, 'expected a MUNGE credential'));
+
 const registerSchema = z.strictObject({
   v: version,
   kind: z.literal('register'),
@@ -130,6 +140,10 @@ const registerSchema = z.strictObject({
   port,
   speedMbps,
   portRange,
+  /** The key this node's service answers `prove` with: it proves the address and port are its own. */
+  proofKey: nonce,
+  /** Under Slurm, a MUNGE credential whose payload binds it to this registration (munge.ts); null without. */
+  munge: z.nullable(mungeCredential),
 });
 
 const waitingSchema = z.strictObject({
@@ -234,6 +248,22 @@ const rejectSchema = z.strictObject({
   reason: text(400),
 });
 
+/** The registry to a registered port: show that you hold the key this address and port registered with. */
+const proveSchema = z.strictObject({
+  v: version,
+  kind: z.literal('prove'),
+  token,
+  nonce,
+});
+
+/** The node's answer: HMAC-SHA256 of the token and the nonce under its proof key, hex. */
+const proofSchema = z.strictObject({
+  v: version,
+  kind: z.literal('proof'),
+  token,
+  mac: z.string().check(z.regex(/^[0-9a-f]{64}$/, 'expected 64 hex digits')),
+});
+
 /** The start of a bandwidth measurement; raw bytes follow on the same connection. */
 const streamSchema = z.strictObject({
   v: version,
@@ -261,6 +291,8 @@ const probeMessageSchema = z.discriminatedUnion('kind', [
   helloSchema,
   welcomeSchema,
   rejectSchema,
+  proveSchema,
+  proofSchema,
   streamSchema,
   receivedSchema,
 ]);
@@ -286,6 +318,8 @@ export interface Member {
 export type Hello = z.infer<typeof helloSchema>;
 export type Welcome = z.infer<typeof welcomeSchema>;
 export type Reject = z.infer<typeof rejectSchema>;
+export type Prove = z.infer<typeof proveSchema>;
+export type Proof = z.infer<typeof proofSchema>;
 export type Stream = z.infer<typeof streamSchema>;
 export type Received = z.infer<typeof receivedSchema>;
 export type ProbeMessage = z.infer<typeof probeMessageSchema>;

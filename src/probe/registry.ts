@@ -34,6 +34,7 @@ import { ConfigError } from '../errors.js';
 import { canonicalAddress, familyOf, withoutZone } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import { spreadMs } from '../verify/backoff.js';
+import type { Admission } from './admission.js';
 import { commonNetworks } from './common-networks.js';
 import { FULL_MESH_MAX_NODES, sampledPartners } from './partners.js';
 import type { ResolvedPeer } from './peer-list.js';
@@ -90,6 +91,8 @@ export interface RegistryOptions<R extends Round> {
   restrict: readonly ResolvedPeer[] | null;
   /** Connections held open while their nodes wait (the rest poll); unbounded by default. */
   holdCapacity?: number;
+  /** What a registration must prove (admission.ts); none: every registration of the job is taken. */
+  admission?: Admission;
 }
 
 /** How the rendezvous completed: every expected node came, or MIN and the last call ran out. */
@@ -199,7 +202,37 @@ export class Registry<R extends Round> implements RequestHandler {
       connection.finish(this.waiting().polled);
       return;
     }
-    const typed = request as RequestOf<R>;
+    const verdict =
+      request.kind === 'register' ? this.options.admission?.check(request, seen) : undefined;
+    if (verdict instanceof Promise) {
+      // A node gone while its claim was proved leaves nothing behind.
+      let gone = false;
+      connection.onGone(() => {
+        gone = true;
+      });
+      verdict.then(
+        (proved) => {
+          if (!gone && proved.ok) this.enter(request as RequestOf<R>, seen, connection, hold);
+          else if (!gone && !proved.ok) connection.finish(reject(proved.reason));
+        },
+        () => connection.finish(reject('the registry could not check this registration')),
+      );
+      return;
+    }
+    if (verdict?.ok === false) {
+      connection.finish(reject(verdict.reason));
+      return;
+    }
+    this.enter(request as RequestOf<R>, seen, connection, hold);
+  }
+
+  /** An admitted request of this round. */
+  private enter(
+    typed: RequestOf<R>,
+    seen: string,
+    connection: RegistryConnection,
+    hold: boolean,
+  ): void {
     const key = typed.node.rank !== null ? `rank ${typed.node.rank}` : `${typed.node.name} ${seen}`;
     const held = this.entries.get(key);
     if (held !== undefined && !sameMachine(held, typed, seen)) {

@@ -11,6 +11,7 @@ import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Deadline } from '../verify/clock.js';
 import type { ReachFailure } from '../verify/reach-error.js';
+import type { Admission } from './admission.js';
 import { type JoinOutcome, joinLocally, joinRegistry } from './join.js';
 import { holdCapacity, type MeetingPoint, startRegistry } from './meeting-point.js';
 import { resolvePeers } from './peer-list.js';
@@ -36,6 +37,8 @@ export interface RoundInput<R extends Round> {
   attemptMs: number;
   /** A hello at the probe port (the mesh's diagnosis of a firewall). */
   onHello?: ProbeServiceOptions['onHello'];
+  /** What a registration must prove (admission.ts); the registry's, where this node hosts it. */
+  admission?: Admission;
 }
 
 export type RoundOutcome<R extends Round> =
@@ -68,6 +71,7 @@ export async function joinRound<R extends Round>(
         nodeList: job.clusterPeers,
         restrict: restrict.length > 0 ? await resolvePeers(restrict, meeting.family) : null,
         holdCapacity: await holdCapacity(),
+        ...(input.admission !== undefined && { admission: input.admission }),
       }),
       job.nnodes.max,
       input.onHello === undefined ? {} : { onHello: input.onHello },

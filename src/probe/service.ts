@@ -2,7 +2,8 @@
  * The probe's server side (SPEC "Verification": "the probe's messages are
  * small, bounded and bound to the job"). The same service is, depending on
  * what it is given, a node's ephemeral listener (hello, stream) or the
- * master's registry (publish, register, and hello at the probe port).
+ * master's registry (publish, register, and hello at the probe port); a
+ * node's listener also answers the registry's `prove` of its registration.
  * Garbage, an overlong line, another job's token and silence cost the
  * sender its connection, never the service.
  *
@@ -17,6 +18,7 @@
  * as a dead port or a firewall.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { proofMac } from './claim-proof.js';
 import {
   encodeMessage,
   type Hello,
@@ -81,6 +83,8 @@ export interface ProbeServiceOptions {
     onReceived: (stream: Stream, seen: string, bytes: number, ms: number) => void;
   };
   registry?: RequestHandler;
+  /** This node's proof key (claim-proof.ts): the registry's `prove` is answered under it. */
+  proofKey?: string;
 }
 
 export interface ProbeService {
@@ -170,6 +174,16 @@ function serveOne(socket: Socket, options: ProbeServiceOptions, identified: () =
           () => onHello(request, seen, local),
         );
       }
+      case 'prove':
+        if (options.proofKey === undefined) return drop();
+        return answerAndClose(
+          socket,
+          encodeMessage({
+            kind: 'proof',
+            token: options.token,
+            mac: proofMac(options.proofKey, options.token, request.nonce),
+          }),
+        );
       case 'stream':
         if (!options.streams) return drop();
         return receiveStream(socket, request, seen, first.rest, options.token, options.streams);
@@ -201,6 +215,11 @@ function serveRegistry(
     if (finished) return;
     finished = true;
     for (const callback of gone) callback();
+  });
+  // A node never half-closes while it waits (join.ts): its FIN is its going, to be
+  // seen now, not at the next write, while the registry is still proving its claim.
+  socket.once('end', () => {
+    if (!finished) socket.destroy();
   });
   const connection: RegistryConnection = {
     update: (bytes) => {

@@ -40,6 +40,8 @@ const request = (rank: number): Omit<Register, 'v'> => ({
   port: 40_000 + rank,
   speedMbps: null,
   portRange: [32_768, 60_999],
+  proofKey: '0'.repeat(32),
+  munge: null,
 });
 
 describe('joinRegistry', () => {

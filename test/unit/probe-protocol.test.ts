@@ -71,6 +71,20 @@ const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
     port,
     speedMbps,
     portRange: fc.tuple(port, port),
+    proofKey: token,
+    munge: fc.option(fc.stringMatching(/^MUNGE:[A-Za-z0-9+/]{1,400}=?:$/), { nil: null }),
+  }),
+  fc.record({
+    v: fc.constant(3 as const),
+    kind: fc.constant('prove' as const),
+    token,
+    nonce: token,
+  }),
+  fc.record({
+    v: fc.constant(3 as const),
+    kind: fc.constant('proof' as const),
+    token,
+    mac: fc.stringMatching(/^[0-9a-f]{64}$/),
   }),
   fc
     // A few members: a longer roster passes the plain reader's bound (the roster tests read those).

@@ -33,6 +33,8 @@ function register(
     port: 40_000 + ((rank ?? 0) % 20_000),
     speedMbps: 100_000,
     portRange: [32_768, 60_999],
+    proofKey: '0'.repeat(32),
+    munge: null,
   };
 }
 
