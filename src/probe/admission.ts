@@ -22,13 +22,14 @@
  */
 import { sameAddress } from '../host/ip-address.js';
 import { proveClaim } from './claim-proof.js';
-import { credentialPayload, mungeDecode } from './munge.js';
+import { credentialPayload } from './munge.js';
+import { mungeDecode } from './munge-decode.js';
 import type { Register } from './protocol.js';
 
 /** Dial-backs in flight at once: a fleet registering from its management addresses arrives in one burst. */
 const DIAL_BACK_CONCURRENCY = 64;
-/** unmunge processes at once: two per core here keep munged and the forks busy without queuing the kernel. */
-const DECODE_CONCURRENCY = 4;
+/** Decodes in flight at once: munged's own worker threads (2 by default, munged --num-threads) take them in turn. */
+const DECODE_CONCURRENCY = 16;
 /** Well inside a node's first attempt (ATTEMPT_MS, 5 s), so that its wait is not spent on our dial-back. */
 const DIAL_BACK_MS = 2_000;
 

@@ -9,9 +9,9 @@
  * admits only the uid it runs as itself, an unexpired credential and a
  * matching payload.
  *
- * Through munge(1) and unmunge(1), one fork+exec each (about 4 ms here):
- * libmunge has no Node binding, and its client protocol (munge's
- * src/libcommon/m_msg.c) is munged's own to change. munged's replay cache
+ * A node encodes its one credential with munge(1) (a fork and an exec, 5-8
+ * ms here, once per check); the registry, which decodes one per node,
+ * asks munged over its socket (munge-decode.ts). munged's replay cache
  * refuses a credential decoded twice (EMUNGE_CRED_REPLAYED, 17), while a
  * node asks again with the same bytes (join.ts): the registry remembers a
  * credential it accepted, and from where (admission.ts).
@@ -21,7 +21,7 @@ import { readFile } from 'node:fs/promises';
 import type { JobShape } from '../job/job-shape.js';
 import type { Register } from './protocol.js';
 
-/** munge and unmunge answer from a local socket in milliseconds; slower is a wedged munged. */
+/** munge answers from a local socket in milliseconds; slower is a wedged munged. */
 const MUNGE_TIMEOUT_MS = 5_000;
 /** Slurm's own default location of slurm.conf (Debian's slurm-wlm, and Slurm's configure default). */
 const DEFAULT_SLURM_CONF = '/etc/slurm/slurm.conf';
@@ -64,96 +64,39 @@ export function credentialPayload(request: Omit<Register, 'v' | 'munge'>): strin
 export type Encoded = { ok: true; credential: string } | { ok: false; reason: string };
 
 /** A credential of this process's uid around `payload`, valid at least `ttlS` seconds where munged allows it. */
-export async function mungeEncode(
+export function mungeEncode(
   payload: string,
   socket: string | null,
   ttlS: number,
 ): Promise<Encoded> {
   const ttl = String(Math.ceil(ttlS) + TTL_SLACK_S);
-  const run = await runMunge('munge', ['--string', payload, '--ttl', ttl, ...socketArgs(socket)]);
-  if (run.code !== 0) return { ok: false, reason: run.error };
-  return { ok: true, credential: run.stdout.trim() };
-}
-
-export type Decoded =
-  | { ok: true; uid: number; payload: string }
-  /** munged refused it (status: munge's error number, 15 expired, 17 replayed), or could not be asked. */
-  | { ok: false; status: number | null; reason: string };
-
-/** unmunge's verdict on a credential: numeric metadata (-N), so that no name is looked up. */
-export async function mungeDecode(credential: string, socket: string | null): Promise<Decoded> {
-  const run = await runMunge(
-    'unmunge',
-    ['--numeric', '--keys', 'STATUS UID', ...socketArgs(socket)],
-    `${credential}\n`,
-  );
-  if (run.code !== 0) {
-    const reason = run.said || (run.code !== null && CREDENTIAL_ERRORS[run.code]) || run.error;
-    return { ok: false, status: run.code, reason };
-  }
-  // Metadata lines, a blank line, then the payload as it was encoded.
-  const split = run.stdout.indexOf('\n\n');
-  const metadata = split === -1 ? run.stdout : run.stdout.slice(0, split);
-  const uid = Number(metadata.match(/^UID:\s+(\d+)$/m)?.[1] ?? Number.NaN);
-  if (!Number.isInteger(uid)) return { ok: false, status: null, reason: 'unmunge printed no UID' };
-  return { ok: true, uid, payload: split === -1 ? '' : run.stdout.slice(split + 2) };
-}
-
-/**
- * munge_strerror's words for the verdicts on a credential (munge 0.5.15,
- * src/libmunge/strerror.c), which unmunge reports by its exit status alone
- * (with --numeric, STATUS is the number too, and nothing on stderr).
- */
-const CREDENTIAL_ERRORS: Record<number, string> = {
-  8: 'Invalid credential format',
-  9: 'Invalid credential version',
-  13: 'Unrecognized security realm',
-  14: 'Invalid credential',
-  15: 'Expired credential',
-  16: 'Rewound credential',
-  17: 'Replayed credential',
-  18: 'Unauthorized credential',
-};
-
-function socketArgs(socket: string | null): string[] {
-  return socket === null ? [] : ['--socket', socket];
-}
-
-interface MungeRun {
-  /** The exit status (munge's error number); null when it could not run or was stopped. */
-  code: number | null;
-  stdout: string;
-  /** Its own last line on stderr ("Failed to access ...: Did you start munged?"), or ''. */
-  said: string;
-  /** What went wrong, in words: what it said, or why it could not say. */
-  error: string;
-}
-
-function runMunge(program: string, args: string[], input?: string): Promise<MungeRun> {
+  const args = [
+    '--string',
+    payload,
+    '--ttl',
+    ttl,
+    ...(socket === null ? [] : ['--socket', socket]),
+  ];
   return new Promise((resolve) => {
     const child = execFile(
-      program,
+      'munge',
       args,
       { timeout: MUNGE_TIMEOUT_MS, maxBuffer: 64 * 1024 },
       (error, stdout, stderr) => {
-        const code = (error as NodeJS.ErrnoException | null)?.code;
-        const said = (stderr.trim().split('\n').at(-1) ?? '').replace(/^\S+: Error: /, '');
-        const failed =
+        if (error === null) return resolve({ ok: true, credential: stdout.trim() });
+        const code = (error as NodeJS.ErrnoException).code;
+        // munge's own last words ("Failed to access ...: Did you start munged?"), else why it said none.
+        const said = (stderr.trim().split('\n').at(-1) ?? '').replace(/^munge: Error: /, '');
+        const why =
           code === 'ENOENT'
-            ? `${program} is not installed`
-            : error?.killed
-              ? `${program} timed out`
-              : `${program} exited ${code}`;
-        resolve({
-          code: error === null ? 0 : typeof code === 'number' ? code : null,
-          stdout,
-          said,
-          error: said || failed,
-        });
+            ? 'munge is not installed'
+            : error.killed
+              ? `munge did not answer in ${MUNGE_TIMEOUT_MS / 1_000} s`
+              : `munge exited ${code}`;
+        resolve({ ok: false, reason: said || why });
       },
     );
-    child.stdin?.on('error', () => {});
-    child.stdin?.end(input ?? '');
+    child.stdin?.end();
   });
 }
 

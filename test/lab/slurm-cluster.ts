@@ -20,19 +20,11 @@
  * namespaces, their /etc/netns entries and the temp dir.
  */
 
-import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, execaSync, type ResultPromise } from 'execa';
+import { mungedCommand } from './munged.js';
 import { Lab, netnsUnavailable } from './netns.js';
 
 export const CONTROLLER = 'slurmctl';
@@ -281,9 +273,6 @@ export class SlurmCluster {
 
   private writeFiles(): void {
     for (const sub of ['etc', 'state', 'spool', 'log', 'dev']) mkdirSync(join(this.dir, sub));
-    // munged refuses a socket in a directory that not everyone may traverse.
-    chmodSync(this.dir, 0o711);
-    writeFileSync(join(this.dir, 'munge.key'), randomBytes(128), { mode: 0o600 });
     writeFileSync(this.conf, slurmConf(this.dir));
     writeFileSync(join(this.dir, 'etc', 'cgroup.conf'), CGROUP_CONF);
     writeFileSync(join(this.dir, 'etc', 'gres.conf'), gresConf(this.dir));
@@ -324,18 +313,10 @@ export class SlurmCluster {
   }
 
   private async startDaemons(): Promise<void> {
-    const socket = join(this.dir, 'munge.socket');
     // munged in the machine's own namespace: its socket is a file, so every
     // namespace reaches it (LAB.md); its key and socket are ours alone.
-    this.daemon('munged', [
-      'munged',
-      '--foreground',
-      `--key-file=${join(this.dir, 'munge.key')}`,
-      `--socket=${socket}`,
-      `--pid-file=${join(this.dir, 'munged.pid')}`,
-      `--seed-file=${join(this.dir, 'munged.seed')}`,
-      `--log-file=${join(this.dir, 'log', 'munged.log')}`,
-    ]);
+    const { socket, argv } = mungedCommand(this.dir);
+    this.daemon('munged', argv);
     await this.waitFor(
       () => existsSync(socket),
       () => 'the munge socket',
