@@ -3,7 +3,16 @@
  * through the built CLI on namespace hosts on one data switch: an elastic
  * --nnodes MIN:MAX that completes as torch's c10d rendezvous does, a node
  * whose check is stopped and rerun, a node that comes after completion,
- * and two jobs side by side on adjacent master ports or sharing a node.
+ * two jobs side by side on adjacent master ports or sharing a node, and
+ * membership: a stranger claiming a node's address or an absent rank's is
+ * no member, while nodes whose source differs legitimately (a management
+ * network that the master's name resolves to, a NAT) are.
+ *
+ *   a, b     ens3f0 198.18.40.1-2 (data), eno1 203.0.113.1-2 (management)
+ *   c, d     ens3f0 198.18.40.3-4
+ *   r        a router on the data switch (198.18.40.5) that masquerades
+ *   e        behind r: ens3f0 198.19.5.2, reached by a through r
+ *
  * Every run is bounded; waits are on observable state (a connection the
  * master holds, a port listening).
  */
@@ -23,7 +32,10 @@ const DATA: Record<Host, string> = {
   c: '198.18.40.3',
   d: '198.18.40.4',
 };
-const HOSTS_FILE = `127.0.0.1 localhost\n${HOSTS.map((h) => `${DATA[h]} node-${h}`).join('\n')}\n`;
+const MGMT = { a: '203.0.113.1', b: '203.0.113.2' } as const;
+const ROUTER = '198.18.40.5';
+const BEHIND_NAT = '198.19.5.2';
+const HOSTS_FILE = `127.0.0.1 localhost\n${HOSTS.map((h) => `${DATA[h]} node-${h}`).join('\n')}\n${MGMT.a} node-a-mgmt\n`;
 
 const probes = (run: CheckRun) =>
   run.report?.results.filter((result) => result.check === 'probe') ?? [];
@@ -41,6 +53,30 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
       await lab.ip('sw', 'link', 'set', `d-${host}`, 'master', 'data');
       await lab.addr(host, 'ens3f0', `${DATA[host]}/24`);
     }
+    // The management network a and b also have: node-a-mgmt names a there.
+    await lab.ip('sw', 'link', 'add', 'mgmt', 'type', 'bridge');
+    await lab.ip('sw', 'link', 'set', 'mgmt', 'up');
+    for (const host of ['a', 'b'] as const) {
+      await lab.link(host, 'eno1', 'sw', `m-${host}`);
+      await lab.ip('sw', 'link', 'set', `m-${host}`, 'master', 'mgmt');
+      await lab.addr(host, 'eno1', `${MGMT[host]}/24`);
+    }
+    // e behind a masquerading router: what e sends to the data switch leaves as r's.
+    await lab.host('r');
+    await lab.link('r', 'ens3f0', 'sw', 'd-r');
+    await lab.ip('sw', 'link', 'set', 'd-r', 'master', 'data');
+    await lab.addr('r', 'ens3f0', `${ROUTER}/24`);
+    await lab.host('e', HOSTS_FILE);
+    await lab.link('e', 'ens3f0', 'r', 'lan0');
+    await lab.addr('e', 'ens3f0', `${BEHIND_NAT}/24`);
+    await lab.addr('r', 'lan0', '198.19.5.1/24');
+    await lab.ip('e', 'route', 'add', 'default', 'via', '198.19.5.1');
+    await lab.ip('a', 'route', 'add', '198.19.5.0/24', 'via', ROUTER);
+    await lab.exec('r', 'sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
+    await lab.exec('r', 'iptables', [
+      ...['-t', 'nat', '-A', 'POSTROUTING', '-s', '198.19.5.0/24', '-o', 'ens3f0'],
+      ...['-j', 'MASQUERADE'],
+    ]);
   });
 
   afterAll(async () => {
@@ -61,7 +97,7 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     ...(conf === '' ? [] : ['--rdzv-conf', conf]),
     'train.py',
   ];
-  const check = (host: Host, args: string[], cancelSignal?: AbortSignal) =>
+  const check = (host: Host | 'e', args: string[], cancelSignal?: AbortSignal) =>
     startCheck(lab, host, {
       hostname: `node-${host}`,
       args,
@@ -205,16 +241,8 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
       'train.py',
     ];
     const master = check('a', rank(0));
-    const stranger = await lab.exec(
-      'c',
-      'node',
-      ['--input-type=module', '-e', STRANGER, 'node-a', String(port)],
-      {
-        cwd: process.cwd(),
-        timeout: 40_000,
-      },
-    );
-    expect(JSON.parse(String(stranger.stdout))).toEqual({ v: 4, kind: 'reject', reason: 'token' });
+    const stranger = await strangerAt('c', port, { rank: 1, address: DATA.b, port: 40_000 });
+    expect(stranger).toEqual({ v: 4, kind: 'reject', reason: 'token' });
     const worker = await check('b', rank(1));
     const fromMaster = await master;
     for (const run of [fromMaster, worker]) {
@@ -224,6 +252,125 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
       );
     }
     expect(probes(fromMaster)).toEqual([expect.objectContaining({ peer: 'node-b', ok: true })]);
+  });
+
+  /** A stranger on `host` that knows the job (node-a:PORT) registers a claim; the registry's first answer. */
+  const strangerAt = async (
+    host: Host,
+    port: number,
+    claim: { rank: number; address: string; port: number },
+  ): Promise<unknown> => {
+    const run = await lab.exec(
+      host,
+      'node',
+      [
+        ...['--input-type=module', '-e', STRANGER],
+        JSON.stringify({ host: 'node-a', masterPort: port, ...claim }),
+      ],
+      { cwd: process.cwd(), timeout: 40_000 },
+    );
+    return JSON.parse(String(run.stdout));
+  };
+  /** The ephemeral port a node's check listens on at its data address, while it waits. */
+  const listening = async (host: Host): Promise<number> => {
+    let port = 0;
+    await until(`${host}'s ephemeral listener`, async () => {
+      const listing = await lab.exec(host, 'ss', ['-Htln', 'src', DATA[host]]);
+      port = Number(String(listing.stdout).match(new RegExp(`${DATA[host]}:(\\d+)`))?.[1] ?? 0);
+      return port !== 0;
+    });
+    return port;
+  };
+  const fixed =
+    (port: number, nnodes: number, timeout: string, master = 'node-a') =>
+    (n: number) => [
+      '--iface',
+      'ens3f0',
+      '--verify',
+      'peers',
+      '--verify-timeout',
+      timeout,
+      `--nnodes=${nnodes}`,
+      `--node_rank=${n}`,
+      `--master_addr=${master}`,
+      `--master_port=${port}`,
+      'train.py',
+    ];
+
+  it("without a secret, a stranger claiming node-b's address and port, or absent node-d's, is no member, and the check fails naming the rank it claimed", async () => {
+    const port = 29460;
+    const master = check('a', fixed(port, 3, '12s')(0));
+    // Longer than the master's: at the master's deadline node-b is still there to be counted.
+    const worker = check('b', fixed(port, 3, '20s')(1));
+    await until('node-b registered', async () => (await held(port, 'b')) > 0);
+    // node-b's own address and the port its check listens on: its service answers, under its key.
+    const taken = await strangerAt('c', port, {
+      rank: 2,
+      address: DATA.b,
+      port: await listening('b'),
+    });
+    expect(taken).toMatchObject({
+      kind: 'reject',
+      reason: expect.stringMatching(
+        new RegExp(
+          `^node-b \\(rank 2\\) registered from ${DATA.c} claiming ${DATA.b}:\\d+, where something else answers \\(a proof under another key\\): not a member`,
+        ),
+      ),
+    });
+    // node-d's address, where nothing of the job listens.
+    const absent = await strangerAt('c', port, { rank: 2, address: DATA.d, port: 40_000 });
+    expect(absent).toMatchObject({
+      kind: 'reject',
+      reason: expect.stringContaining(
+        `registered from ${DATA.c} claiming ${DATA.d}:40000, which the master cannot reach to prove it (refused, ECONNREFUSED): not a member`,
+      ),
+    });
+    const runs = await Promise.all([master, worker]);
+    for (const run of runs) {
+      expect(run.code, JSON.stringify(run.error)).toBe(75);
+      expect(run.error?.message).toMatch(/rank 2 never registered: .* 2 of 3 nodes registered/);
+    }
+    const refused = runs[0].logs.filter((line) =>
+      line.msg.startsWith('the probe registry refused'),
+    );
+    expect(refused).toHaveLength(2);
+  });
+
+  it('a node that registers from its management address (the name the master has there) is proven by dial-back and meshes on the data network', async () => {
+    const port = 29470;
+    const rank = fixed(port, 2, '30s', 'node-a-mgmt');
+    const [master, worker] = await Promise.all([
+      check('a', ['--log-level', 'debug', ...rank(0)]),
+      check('b', rank(1)),
+    ]);
+    for (const run of [master, worker]) {
+      expect(run.code, JSON.stringify(run.error)).toBe(0);
+      expect(probes(run)).toEqual([expect.objectContaining({ ok: true })]);
+    }
+    expect(probes(master)).toEqual([expect.objectContaining({ peer: 'node-b', address: DATA.b })]);
+    expect(master.logs.map((line) => line.msg)).toContainEqual(
+      `node-b registered from ${MGMT.b}, not its claimed ${DATA.b}: its probe service there proved the claim (the master's name resolves to another network, or a NAT lies between)`,
+    );
+  });
+
+  it('a node behind a NAT is a member, proven by dial-back, and the mesh reports the NAT', async () => {
+    const port = 29480;
+    const rank = fixed(port, 2, '30s');
+    const [master, natted] = await Promise.all([
+      check('a', ['--log-level', 'debug', ...rank(0)]),
+      check('e', rank(1)),
+    ]);
+    expect(master.logs.map((line) => line.msg)).toContainEqual(
+      `node-e registered from ${ROUTER}, not its claimed ${BEHIND_NAT}: its probe service there proved the claim (the master's name resolves to another network, or a NAT lies between)`,
+    );
+    expect(master.logs.filter((line) => line.msg.startsWith('the probe registry refused'))).toEqual(
+      [],
+    );
+    // node-e's dials leave as the router's address: what NCCL's bootstrap would trip over.
+    expect(natted.code, JSON.stringify(natted.error)).toBe(75);
+    expect(probes(natted)).toEqual([
+      expect.objectContaining({ peer: 'node-a', ok: false, error: 'wrong source address' }),
+    ]);
   });
 
   it('two jobs with rank 0 on one host at adjacent master ports, and two jobs sharing a node at the default port, all pass', async () => {
@@ -261,19 +408,21 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
 /**
  * A process on another host that knows the job (master name and port, no
  * Slurm job id) and computes the public token as nccl-run does, then
- * registers as rank 1: it prints the registry's first answer.
+ * registers as node-b with the rank, address and port it claims: it prints
+ * the registry's first answer. Its argument: { host, masterPort, rank,
+ * address, port }.
  */
 const STRANGER = `
 import { connect } from 'node:net';
 import { jobToken } from './dist/probe/token.js';
 import { encodeMessage } from './dist/probe/protocol.js';
-const [host, port] = process.argv.slice(1);
-const token = jobToken({ master: { host, port: Number(port) }, jobId: null, probePort: Number(port) });
-const request = encodeMessage({ kind: 'register', token, node: { name: 'node-b', rank: 1 }, interface: 'ens3f0',
-  address: '198.18.40.2', port: 40000, speedMbps: null, portRange: [32768, 60999] });
+const { host, masterPort, rank, address, port } = JSON.parse(process.argv[1]);
+const token = jobToken({ master: { host, port: masterPort }, jobId: null, probePort: masterPort });
+const request = encodeMessage({ kind: 'register', token, node: { name: 'node-b', rank }, interface: 'ens3f0',
+  address, port, speedMbps: null, portRange: [32768, 60999], proofKey: '5'.repeat(32), munge: null });
 for (let waited = 0; ; waited += 100) {
   const answer = await new Promise((resolve) => {
-    const socket = connect({ host, port: Number(port) }, () => socket.write(request));
+    const socket = connect({ host, port: masterPort }, () => socket.write(request));
     let text = '';
     socket.on('data', (chunk) => { text += chunk; if (text.includes('\\n')) { socket.destroy(); resolve(text.split('\\n')[0]); } });
     socket.on('error', () => resolve(null));
