@@ -22,6 +22,7 @@ import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 import type { Endpoint } from '../verify/connect-once.js';
 import { masterRole } from '../verify/master-role.js';
 import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
+import type { SlurmCredential } from './munge.js';
 import { checkRegistryBound, type Registry, type Round } from './registry.js';
 import { type ProbeService, startProbeService } from './service.js';
 import { jobToken } from './token.js';
@@ -108,11 +109,41 @@ async function readSecret(file: string): Promise<Buffer> {
   return secret;
 }
 
-/** SPEC "Real jobs": the log says how membership is decided. */
-export function membershipLine(meeting: MeetingPoint): string {
-  return meeting.membership.kind === 'secret'
-    ? `probe membership: every node proves the job's shared secret (${meeting.membership.file}); a process without it is no member`
-    : "probe membership by token only: it is derived from the master's address and port and the job id, which are not secret, so it tells jobs apart but does not keep strangers out; --probe-secret-file makes it an authenticator";
+/**
+ * SPEC "Real jobs": the log says how membership is decided: under Slurm by
+ * a MUNGE credential where this node's munged made one (the registry's own
+ * decides for the job: munge.ts), and by the shared secret where one is
+ * given; `munge` is null outside Slurm. A warning where munge failed here.
+ */
+export function membershipLine(
+  meeting: MeetingPoint,
+  munge: SlurmCredential | null,
+): { level: 'info' | 'warn'; line: string } {
+  const secret =
+    meeting.membership.kind === 'secret'
+      ? `the job's shared secret (${meeting.membership.file})`
+      : null;
+  if (munge?.credential != null) {
+    const where = munge.socket === null ? "munged's default socket" : `munged at ${munge.socket}`;
+    return {
+      level: 'info',
+      line: `probe membership: every node proves ${secret === null ? '' : `${secret} and `}with a MUNGE credential (${where}) that it runs as uid ${process.getuid?.() ?? 0}; a process ${secret === null ? 'of another user' : 'without the secret or of another user'} is no member`,
+    };
+  }
+  const failed =
+    munge === null
+      ? ''
+      : ` (munge made no credential on this node: ${munge.failure}; a master whose munged answers refuses it)`;
+  if (secret !== null) {
+    return {
+      level: munge === null ? 'info' : 'warn',
+      line: `probe membership: every node proves ${secret}; a process without it is no member${failed}`,
+    };
+  }
+  return {
+    level: munge === null ? 'info' : 'warn',
+    line: `probe membership by token only${failed}: it is derived from the master's address and port and the job id, which are not secret, so it tells jobs apart but does not keep strangers out; --probe-secret-file makes it an authenticator`,
+  };
 }
 
 /**

@@ -20,7 +20,7 @@ import { Admission } from './admission.js';
 import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './bandwidth.js';
 import { newProofKey } from './claim-proof.js';
 import { InboundLog } from './inbound-log.js';
-import type { MeetingPoint } from './meeting-point.js';
+import { type MeetingPoint, membershipLine } from './meeting-point.js';
 import { probeMesh } from './mesh.js';
 import { slurmCredential } from './munge.js';
 import { FULL_MESH_MAX_NODES } from './partners.js';
@@ -127,6 +127,8 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       proofKey,
     };
     const munge = await slurmCredential(job, claim, deadline.remainingMs() / 1_000);
+    const membership = membershipLine(meeting, munge);
+    input.logger[membership.level](membership.line);
     const request: Omit<Register, 'v'> = { ...claim, munge: munge?.credential ?? null };
     const met = await joinRound('register', {
       meeting,

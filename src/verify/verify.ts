@@ -11,7 +11,7 @@ import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
-import { type MeetingPoint, membershipLine } from '../probe/meeting-point.js';
+import type { MeetingPoint } from '../probe/meeting-point.js';
 import { type ProbePeersOutcome, probePeers, type RendezvousOutcome } from '../probe/peers.js';
 import type { Decision } from '../resolve/decision.js';
 import { checkLocal } from './check-local.js';
@@ -235,7 +235,6 @@ async function probeAll(
   report: VerifyReport,
 ): Promise<PeerResult[]> {
   const { decision, job } = input;
-  input.logger.info(membershipLine(meeting));
   const outcome = await probePeers({
     job,
     facts: input.facts,

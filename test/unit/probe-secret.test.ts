@@ -2,14 +2,16 @@
  * The probe's membership (issue 21): without a secret the token is a hash
  * of public parts, which anyone can compute; with --probe-secret-file it
  * is an HMAC under the secret, the same on every node that reads the same
- * bytes, and a file that cannot serve as one is one line naming it.
+ * bytes, and a file that cannot serve as one is one line naming it. The
+ * log says which membership holds: under Slurm a MUNGE credential where
+ * munge made one, a warning where it could not.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { meetingPoint } from '../../src/probe/meeting-point.js';
+import { meetingPoint, membershipLine } from '../../src/probe/meeting-point.js';
 import { jobToken } from '../../src/probe/token.js';
 import { makeJob } from '../fixtures/job-shape.js';
 
@@ -69,5 +71,45 @@ describe('the job token and its secret', () => {
     await expect(meet(empty)).rejects.toThrow(
       `--probe-secret-file ${empty} is empty: the secret must be the same non-empty bytes on every node`,
     );
+  });
+});
+
+describe('membershipLine', () => {
+  const uid = process.getuid?.() ?? 0;
+  const made = { socket: '/run/munge/alt.socket', credential: 'MUNGE:AAAA:', failure: null };
+  const failed = {
+    socket: null,
+    credential: null,
+    failure:
+      'Failed to access "/run/munge/munge.socket.2": No such file or directory (Did you start munged?)',
+  };
+
+  it('names MUNGE under Slurm where munge made a credential, with the secret beside it where given', async () => {
+    const open = await meet(null);
+    expect(membershipLine(open, made)).toEqual({
+      level: 'info',
+      line: `probe membership: every node proves with a MUNGE credential (munged at /run/munge/alt.socket) that it runs as uid ${uid}; a process of another user is no member`,
+    });
+    const keyed = await meet(file('m', 's3cret'));
+    expect(membershipLine(keyed, { ...made, socket: null })).toEqual({
+      level: 'info',
+      line: `probe membership: every node proves the job's shared secret (${join(dir, 'm')}) and with a MUNGE credential (munged's default socket) that it runs as uid ${uid}; a process without the secret or of another user is no member`,
+    });
+  });
+
+  it('says token only outside Slurm, and warns where munge failed under Slurm', async () => {
+    const open = await meet(null);
+    expect(membershipLine(open, null)).toMatchObject({
+      level: 'info',
+      line: expect.stringMatching(
+        /^probe membership by token only: .* does not keep strangers out/,
+      ),
+    });
+    expect(membershipLine(open, failed)).toMatchObject({
+      level: 'warn',
+      line: expect.stringMatching(
+        /^probe membership by token only \(munge made no credential on this node: Failed to access .*Did you start munged\?\); a master whose munged answers refuses it\): it is derived/,
+      ),
+    });
   });
 });
