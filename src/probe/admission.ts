@@ -109,7 +109,7 @@ export class Admission {
     }
     const [low, high] = request.portRange;
     return refuse(
-      `${claimed}, which the master cannot reach to prove it (${outcome.error}, ${outcome.detail}): not a member; check that ${request.address} is that node's and that a firewall there lets the master reach its ephemeral ports (net.ipv4.ip_local_port_range ${low}-${high})`,
+      `${claimed}, which the master cannot reach to prove it (${outcome.error}, ${outcome.detail}): not a member; check that ${request.address} is that node's and that a firewall there lets the master reach its ephemeral ports (net.ipv4.ip_local_port_range ${low}-${high} on ${request.node.name})`,
     );
   }
 

@@ -194,6 +194,50 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
     }
   });
 
+  it('membership is by MUNGE: the nodes pass, registering from the management network and proven on the data one', async () => {
+    const { dir, env } = jobSetup();
+    const result = await vetAllocation(cluster, template, dir, env, ['--iface', 'ens3f0']);
+
+    expect(result.exitCode, result.logs).toBe(0);
+    for (const node of SLURM_NODES) expect(result.checks[node]?.ok, result.logs).toBe(true);
+    // Every node, the master among them, says which membership holds.
+    expect(result.logs.split(`"msg":"${mungeLine(cluster)}"`)).toHaveLength(SLURM_NODES.length + 1);
+    expect(result.logs).not.toContain('refused a registration');
+  });
+
+  it("a task of another uid, with its own MUNGE credential, is no member: the registry refuses it, and the job's check fails", async () => {
+    const { dir, env } = jobSetup();
+    // Its own PATH: root's holds /root/.cargo/bin, which nobody cannot search, and
+    // nccl-run's lookup of torchrun stops at that EACCES (left for the launcher's owner).
+    const asNobody = `setpriv --reuid=65534 --regid=65534 --clear-groups env PATH=${pathDir}:/usr/bin:/bin nccl-run check ${SHORT_VET}`;
+    const result = await vetWithNode03(cluster, dir, env, asNobody);
+    const refusal =
+      "node03 (rank 2)'s MUNGE credential is of uid 65534, and this job's probe runs as uid 0: not a member";
+
+    expect(result.exitCode, result.logs).not.toBe(0);
+    expect(result.output.node03, result.logs).toContain(refusal);
+    expect(result.output.node01).toContain(`the probe registry refused a registration: ${refusal}`);
+    for (const node of ['node01', 'node02'] as const) {
+      expect(result.output[node], result.logs).toMatch(/rank 2 never registered|missing: node03/);
+    }
+  });
+
+  it('a replayed MUNGE credential, one munged has decoded already, is no member', async () => {
+    const { dir, env } = jobSetup();
+    const node03 = cluster.node('node03');
+    const replay = `node ${fixture('munge-replay.mjs')} ${CHECKOUT} 2 node03 ${node03.dataAddress}`;
+    const result = await vetWithNode03(cluster, dir, env, replay);
+
+    expect(result.exitCode, result.logs).not.toBe(0);
+    expect(JSON.parse(result.output.node03 ?? 'null'), result.logs).toEqual({
+      v: 3,
+      kind: 'reject',
+      reason:
+        "node03 (rank 2)'s MUNGE credential is refused by munged (Replayed credential): not a member",
+    });
+    expect(result.output.node01).toContain('the probe registry refused a registration: node03');
+  });
+
   it('the vet fails with 75, naming the node, when that node accepts nothing on its ephemeral ports', async () => {
     const { dir, env } = jobSetup();
     // NCCL's bootstrap and socket transport listen on ephemeral ports (SPEC
@@ -207,20 +251,24 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
     const rule = ['INPUT', '-p', 'tcp', '--syn', '--dport', range, '-j', 'REJECT'];
     await cluster.onNode('node03', 'iptables', ['-I', ...rule, '--reject-with', 'tcp-reset']);
     try {
-      const result = await vetAllocation(cluster, template, dir, env);
+      // Shorter than the template's 60 s: the others wait for node03 to the end.
+      const result = await vetAllocation(cluster, template, dir, env, ['--verify-timeout', '15s']);
 
       expect(result.exitCode, result.logs).toBe(75);
-      for (const node of ['node01', 'node02'] as const) {
-        const toNode03 = result.checks[node]?.results.find((peer) => peer.peer === 'node03');
-        expect(toNode03, result.logs).toMatchObject({
-          ok: false,
-          error: 'ephemeral ports blocked',
-        });
-      }
-      // The range to open, as node03 reads it, in the failure every node logs.
+      // node03 registers from the management network and claims its data
+      // address: the master's dial-back to its ephemeral port is refused, so
+      // its claim is unproven and it is no member, told what to open.
+      const node03 = cluster.node('node03');
       expect(result.logs).toContain(
-        `net.ipv4.ip_local_port_range ${range.replace(':', '-')} on node03`,
+        `node03 (rank 2) registered from ${node03.mgmtAddress} claiming ${node03.dataAddress}:`,
       );
+      expect(result.logs).toContain(
+        `which the master cannot reach to prove it (refused, ECONNREFUSED): not a member; check that ${node03.dataAddress} is that node's and that a firewall there lets the master reach its ephemeral ports (net.ipv4.ip_local_port_range ${range.replace(':', '-')} on node03)`,
+      );
+      for (const node of ['node01', 'node02'] as const) {
+        expect(result.checks[node]?.ok, result.logs).toBe(false);
+        expect(result.logs).toMatch(/rank 2 never registered|missing: node03/);
+      }
     } finally {
       await cluster.onNode('node03', 'iptables', ['-D', ...rule, '--reject-with', 'tcp-reset']);
     }
@@ -354,6 +402,47 @@ async function vetAllocation(
     logs += `\n--- ${node}\n${existsSync(log) ? readFileSync(log, 'utf8') : ''}`;
   }
   return { exitCode: result.exitCode, checks, logs };
+}
+
+/** A peers check on the data network, bounded well under the tests' own limits. */
+const SHORT_VET = '--iface ens3f0 --verify peers --verify-timeout 10s --json';
+
+/** SPEC "Real jobs": the line every node of a Slurm job logs where its munged made a credential. */
+function mungeLine(cluster: SlurmCluster): string {
+  return `probe membership: every node proves with a MUNGE credential (munged at ${cluster.mungeSocket}) that it runs as uid 0; a process of another user is no member`;
+}
+
+/**
+ * `srun --nodes=3 nccl-run check` on the data network with node03's task
+ * replaced by `node03` (a shell command line): each node's stdout and
+ * stderr together, by node.
+ */
+async function vetWithNode03(
+  cluster: SlurmCluster,
+  dir: string,
+  env: Record<string, string>,
+  node03: string,
+) {
+  const script = `if [ "$SLURM_NODEID" = 2 ]; then exec ${node03}; else exec nccl-run check ${SHORT_VET}; fi`;
+  const result = await cluster.client(
+    'srun',
+    [
+      '--nodes=3',
+      '--ntasks-per-node=1',
+      `--output=${join(dir, 'task-%N.txt')}`,
+      'sh',
+      '-c',
+      script,
+    ],
+    { env, cwd: dir, timeout: 60_000 },
+  );
+  const output: Partial<Record<SlurmNodeName, string>> = {};
+  for (const node of SLURM_NODES) {
+    const file = join(dir, `task-${node}.txt`);
+    if (existsSync(file)) output[node] = readFileSync(file, 'utf8');
+  }
+  const logs = `srun: ${result.stderr}\n${SLURM_NODES.map((node) => `--- ${node}\n${output[node] ?? ''}`).join('\n')}`;
+  return { exitCode: result.exitCode, output, logs };
 }
 
 /** Waits until every node's launcher has finished the rendezvous; bounded, and fails as soon as the job ends. */

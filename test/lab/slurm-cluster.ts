@@ -138,6 +138,11 @@ export class SlurmCluster {
     }
   }
 
+  /** munged's socket, which slurm.conf's AuthInfo names. */
+  get mungeSocket(): string {
+    return join(this.dir, 'munge.socket');
+  }
+
   node(name: SlurmNodeName): SlurmNode {
     return this.nodes.find((node) => node.name === name) as SlurmNode;
   }

@@ -134,7 +134,7 @@ describe('Admission of a claimed address', () => {
     });
     expect(await admission().check(claim('127.0.0.4', port, newProofKey()), '127.0.0.9')).toEqual({
       ok: false,
-      reason: `node-b (rank 1) registered from 127.0.0.9 claiming 127.0.0.4:${port}, which the master cannot reach to prove it (refused, ECONNREFUSED): not a member; check that 127.0.0.4 is that node's and that a firewall there lets the master reach its ephemeral ports (net.ipv4.ip_local_port_range 32768-60999)`,
+      reason: `node-b (rank 1) registered from 127.0.0.9 claiming 127.0.0.4:${port}, which the master cannot reach to prove it (refused, ECONNREFUSED): not a member; check that 127.0.0.4 is that node's and that a firewall there lets the master reach its ephemeral ports (net.ipv4.ip_local_port_range 32768-60999 on node-b)`,
     });
   });
 });
