@@ -9,9 +9,15 @@
  * 4,096-node bench's); one from elsewhere (the management network the
  * master's name resolves to, a NAT) is admitted once the claimed address
  * and port answer the registry's dial-back with the node's proof
- * (claim-proof.ts), and is no member otherwise: a claim nobody of the job
- * answers at, or that someone else answers at, is a stranger's, or a node
- * the master cannot reach where the job's connections will go.
+ * (claim-proof.ts). It is no member where someone else answers there (a
+ * stranger claiming another node's address and port) or where the kernel
+ * there refuses (a stranger claiming an address where no service of the
+ * job listens, an absent node's; or a REJECT rule, told the range to
+ * open). Where the dial-back meets silence (a firewall that drops, which
+ * most that open only the rendezvous port do), it is counted unproven and
+ * logged: nothing answers there, so every node that dials the claim fails,
+ * and the mesh says why (ephemeral ports blocked, mesh.ts) in seconds,
+ * where a refusal would leave the others waiting to their timeout.
  *
  * MUNGE (munge.ts): the credential must decode (unexpired, not replayed),
  * be of the registry's own uid and carry this registration's payload. A
@@ -30,8 +36,13 @@ import type { Register } from './protocol.js';
 const DIAL_BACK_CONCURRENCY = 64;
 /** Decodes in flight at once: munged's own worker threads (2 by default, munged --num-threads) take them in turn. */
 const DECODE_CONCURRENCY = 16;
-/** Well inside a node's first attempt (ATTEMPT_MS, 5 s), so that its wait is not spent on our dial-back. */
-const DIAL_BACK_MS = 2_000;
+/**
+ * A node's service answers in a round trip; past this the claim is taken
+ * unproven (silence). Short, as a dropping firewall costs every node with
+ * that claim this long before it is counted: the mesh's own diagnosis
+ * comes after it.
+ */
+const DIAL_BACK_MS = 1_000;
 
 export type Verdict =
   | { ok: true }
@@ -51,6 +62,8 @@ export interface AdmissionOptions {
   onProven?: (request: Register, seen: string) => void;
   /** A registration refused, and why; for the master's log. */
   onRefused?: (reason: string) => void;
+  /** A claim taken unproven, silence where the dial-back went, and why; for the master's log. */
+  onUnproven?: (line: string) => void;
   dialBackMs?: number;
 }
 
@@ -108,8 +121,18 @@ export class Admission {
       );
     }
     const [low, high] = request.portRange;
+    const firewall = `a firewall there lets the master reach its ephemeral ports (net.ipv4.ip_local_port_range ${low}-${high} on ${request.node.name})`;
+    if (outcome.error === 'timed out') {
+      // Silence: a firewall that drops (or a dead host). A claim nobody can
+      // reach makes no check pass, since the mesh dials it too, and the
+      // mesh tells a firewall on the ephemeral ports apart (mesh.ts).
+      this.options.onUnproven?.(
+        `${claimed}, which did not answer the master's dial-back (${outcome.detail}): counted unproven, for the mesh to check (a firewall on ${request.node.name} dropping its ephemeral ports, net.ipv4.ip_local_port_range ${low}-${high}, or no host at ${request.address})`,
+      );
+      return ADMITTED;
+    }
     return refuse(
-      `${claimed}, which the master cannot reach to prove it (${outcome.error}, ${outcome.detail}): not a member; check that ${request.address} is that node's and that a firewall there lets the master reach its ephemeral ports (net.ipv4.ip_local_port_range ${low}-${high} on ${request.node.name})`,
+      `${claimed}, which the master cannot reach to prove it (${outcome.error}, ${outcome.detail}): not a member; check that ${request.address} is that node's and that ${firewall}`,
     );
   }
 

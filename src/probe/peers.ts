@@ -153,6 +153,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
           ),
         onRefused: (reason) =>
           input.logger.warn(`the probe registry refused a registration: ${reason}`),
+        onUnproven: (line) => input.logger.warn(line),
       }),
     });
     if (met.kind === 'failed') {

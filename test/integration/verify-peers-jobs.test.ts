@@ -353,6 +353,35 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     );
   });
 
+  it('a node whose firewall drops the dial-back is counted unproven, and the mesh names its ephemeral ports in seconds', async () => {
+    const port = 29490;
+    // Only the rendezvous port, and replies, come into node-b: its ephemeral listener is silent.
+    const rules = [
+      ['-p', 'tcp', '--dport', String(port), '-j', 'ACCEPT'],
+      ['-m', 'state', '--state', 'ESTABLISHED,RELATED', '-j', 'ACCEPT'],
+      ['-p', 'tcp', '-j', 'DROP'],
+    ];
+    for (const rule of rules) await lab.exec('b', 'iptables', ['-A', 'INPUT', ...rule]);
+    try {
+      const rank = fixed(port, 2, '20s', 'node-a-mgmt');
+      const [master, worker] = await Promise.all([check('a', rank(0)), check('b', rank(1))]);
+      expect(master.logs.map((line) => line.msg)).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^node-b \\(rank 1\\) registered from ${MGMT.b} claiming ${DATA.b}:\\d+, which did not answer the master's dial-back \\(no answer in 1s\\): counted unproven, for the mesh to check`,
+          ),
+        ),
+      );
+      expect([master.code, worker.code]).toEqual([75, 75]);
+      expect(probes(master)).toEqual([
+        expect.objectContaining({ peer: 'node-b', ok: false, error: 'ephemeral ports blocked' }),
+      ]);
+      expect(master.report?.elapsedMs).toBeLessThan(15_000);
+    } finally {
+      await lab.exec('b', 'iptables', ['-F', 'INPUT']);
+    }
+  });
+
   it('a node behind a NAT is a member, proven by dial-back, and the mesh reports the NAT', async () => {
     const port = 29480;
     const rank = fixed(port, 2, '30s');
