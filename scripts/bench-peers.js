@@ -313,6 +313,7 @@ async function runFleet({ nodes, masterPort, part, parts }) {
   const { streamTo } = await import('../dist/probe/bandwidth.js');
   const { dialOnce } = await import('../dist/probe/dial.js');
   const { startProbeService } = await import('../dist/probe/service.js');
+  const { newProofKey } = await import('../dist/probe/claim-proof.js');
   const { jobToken } = await import('../dist/probe/token.js');
   const { pino } = await import('pino');
   const probePort = masterPort;
@@ -332,11 +333,13 @@ async function runFleet({ nodes, masterPort, part, parts }) {
     const masterStreamed = new Promise((resolve) => {
       streamedByMaster = resolve;
     });
+    const proofKey = newProofKey();
     const service = await startProbeService({
       host: address,
       port: 0,
       token,
       maxPending: 64,
+      proofKey,
       onHello: (hello) => hello.peer === 'node0' && reachedByMaster(),
       streams: {
         windowMs: SAMPLE_WINDOW_MS,
@@ -358,8 +361,11 @@ async function runFleet({ nodes, masterPort, part, parts }) {
           port: service.port,
           speedMbps: null,
           portRange: [32_768, 60_999],
-          // Each fleet node registers from the address it claims: no dial-back asks for a proof.
-          proofKey: '0'.repeat(32),
+          // It reaches the master from 127.0.0.1 (no source imposed, as torch's
+          // store client), not the address it claims: the registry proves
+          // each claim by dial-back, as on a cluster whose master name
+          // resolves to the management network.
+          proofKey,
           munge: null,
         },
         token,

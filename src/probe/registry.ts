@@ -174,7 +174,7 @@ export class Registry<R extends Round> implements RequestHandler {
     this.lastCall = null;
   }
 
-  /** One request answered at once, never held: the polling form of serve(). */
+  /** One request answered at once, never held: the polling form of serve(), for a registry whose admission proves nothing asynchronously. */
   answer(request: Publish | Register, seen: string): Buffer {
     let answer: Buffer | null = null;
     this.serve(
