@@ -216,11 +216,6 @@ function serveRegistry(
     finished = true;
     for (const callback of gone) callback();
   });
-  // A node never half-closes while it waits (join.ts): its FIN is its going, to be
-  // seen now, not at the next write, while the registry is still proving its claim.
-  socket.once('end', () => {
-    if (!finished) socket.destroy();
-  });
   const connection: RegistryConnection = {
     update: (bytes) => {
       if (!finished) socket.write(bytes);

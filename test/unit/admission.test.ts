@@ -215,8 +215,9 @@ describe('the registry behind its service, with admission', () => {
     socket.on('error', () => {});
     // The dial-back has arrived: the node goes before it is answered.
     while (service.proves.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Killed: a reset, which the registry's service sees at once (a FIN only at its next write).
     const closed = new Promise((resolve) => socket.once('close', resolve));
-    socket.destroy();
+    socket.resetAndDestroy();
     await closed;
     release();
     // The proof arrives after the node went; a second node from its own address sees itself alone.
