@@ -29,7 +29,7 @@ afterEach(async () => {
 
 function claim(address: string, port: number, proofKey: string): Register {
   return {
-    v: 3,
+    v: 4,
     kind: 'register',
     token: TOKEN,
     node: { name: 'node-b', rank: 1 },

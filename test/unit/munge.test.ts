@@ -28,7 +28,7 @@ const UID = process.getuid?.() ?? 0;
 
 function claim(overrides: Partial<Register> = {}): Omit<Register, 'munge'> {
   return {
-    v: 3,
+    v: 4,
     kind: 'register',
     token: TOKEN,
     node: { name: 'node02', rank: 1 },

@@ -75,13 +75,13 @@ const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
     munge: fc.option(fc.stringMatching(/^MUNGE:[A-Za-z0-9+/]{1,400}=?:$/), { nil: null }),
   }),
   fc.record({
-    v: fc.constant(3 as const),
+    v: fc.constant(4 as const),
     kind: fc.constant('prove' as const),
     token,
     nonce: token,
   }),
   fc.record({
-    v: fc.constant(3 as const),
+    v: fc.constant(4 as const),
     kind: fc.constant('proof' as const),
     token,
     mac: fc.stringMatching(/^[0-9a-f]{64}$/),
