@@ -26,6 +26,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { PROTOCOL_VERSION } from '../../src/probe/protocol.js';
 import { type FixtureReport, fixture, readReport } from '../fixtures/fixture-report.js';
 import { CHECKOUT, torch26Env } from '../lab/debian-root.js';
 import { HOST_TORCHRUN, torchrunVersion } from '../lab/host-torchrun.js';
@@ -230,7 +231,7 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
 
     expect(result.exitCode, result.logs).not.toBe(0);
     expect(JSON.parse(result.output.node03 ?? 'null'), result.logs).toEqual({
-      v: 3,
+      v: PROTOCOL_VERSION,
       kind: 'reject',
       reason:
         "node03 (rank 2)'s MUNGE credential is refused by munged (Replayed credential): not a member",

@@ -20,6 +20,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PROTOCOL_VERSION } from '../../src/probe/protocol.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';
 import { type CheckRun, startCheck } from './check-on-node.js';
@@ -242,7 +243,7 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     ];
     const master = check('a', rank(0));
     const stranger = await strangerAt('c', port, { rank: 1, address: DATA.b, port: 40_000 });
-    expect(stranger).toEqual({ v: 4, kind: 'reject', reason: 'token' });
+    expect(stranger).toEqual({ v: PROTOCOL_VERSION, kind: 'reject', reason: 'token' });
     const worker = await check('b', rank(1));
     const fromMaster = await master;
     for (const run of [fromMaster, worker]) {
