@@ -32,7 +32,12 @@
  * sample is SAMPLE_WINDOW_MS (bandwidth.ts, 100 ms), and the measured time
  * includes it.
  *
- *   node scripts/bench-peers.js [--runs N] [--nodes N]
+ * Each fleet node registers from the address it claims, as a node whose
+ * master name resolves to its chosen network does; with --dial-back, from
+ * 127.0.0.1, as nodes behind a management network do, and the registry
+ * proves every claim by dialling it back (admission.ts).
+ *
+ *   node scripts/bench-peers.js [--runs N] [--nodes N] [--dial-back]
  */
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -57,7 +62,9 @@ export async function peerProbeBench(ctx = { runs: 1 }, sizes = SIZES) {
   const rows = [];
   for (const nodes of sizes) {
     const rounds = [];
-    for (let round = 0; round < runs; round += 1) rounds.push(await oneRound(nodes));
+    for (let round = 0; round < runs; round += 1) {
+      rounds.push(await oneRound(nodes, ctx.dialBack === true));
+    }
     const mode = nodes <= FULL_MESH_MAX_NODES ? 'full mesh' : 'ring neighbours plus a sample';
     const peers = (nodes - 1).toLocaleString('en-US');
     const partners = rounds[0]?.partners ?? 0;
@@ -105,7 +112,7 @@ function fleetAddress(rank) {
   return `127.${1 + (rank >> 16)}.${(rank >> 8) & 255}.${rank & 255}`;
 }
 
-async function oneRound(nodes) {
+async function oneRound(nodes, dialBack) {
   const masterPort = await freePort();
   const args = JSON.stringify({ nodes, masterPort });
   const master = spawnRole('master', args, 'ulimit -Sn 1024');
@@ -118,7 +125,7 @@ async function oneRound(nodes) {
   const fleets = [0, 1].map((part) =>
     spawnRole(
       'fleet',
-      JSON.stringify({ nodes, masterPort, part, parts: 2 }),
+      JSON.stringify({ nodes, masterPort, part, parts: 2, dialBack }),
       'ulimit -n "$(ulimit -Hn)"',
     ),
   );
@@ -307,7 +314,7 @@ async function runMaster({ nodes, masterPort }) {
 }
 
 /** Nodes 1..N-1, doing to the master what real peers would. */
-async function runFleet({ nodes, masterPort, part, parts }) {
+async function runFleet({ nodes, masterPort, part, parts, dialBack }) {
   const { deadlineIn } = await import('../dist/verify/clock.js');
   const { joinRegistry } = await import('../dist/probe/join.js');
   const { streamTo } = await import('../dist/probe/bandwidth.js');
@@ -351,6 +358,7 @@ async function runFleet({ nodes, masterPort, part, parts }) {
     {
       const joined = await joinRegistry({
         target: { address: NODE, port: probePort },
+        ...(!dialBack && { localAddress: address }),
         masterName: NODE,
         request: {
           kind: 'register',
@@ -361,10 +369,6 @@ async function runFleet({ nodes, masterPort, part, parts }) {
           port: service.port,
           speedMbps: null,
           portRange: [32_768, 60_999],
-          // It reaches the master from 127.0.0.1 (no source imposed, as torch's
-          // store client), not the address it claims: the registry proves
-          // each claim by dial-back, as on a cluster whose master name
-          // resolves to the management network.
           proofKey,
           munge: null,
         },
@@ -456,6 +460,7 @@ if (process.argv[1] === SELF) {
       nodes: { type: 'string' },
       role: { type: 'string' },
       job: { type: 'string' },
+      'dial-back': { type: 'boolean', default: false },
     },
   });
   const main =
@@ -464,7 +469,7 @@ if (process.argv[1] === SELF) {
       : values.role === 'fleet'
         ? runFleet(JSON.parse(values.job))
         : peerProbeBench(
-            { runs: Number(values.runs) },
+            { runs: Number(values.runs), dialBack: values['dial-back'] },
             values.nodes === undefined ? SIZES : [Number(values.nodes)],
           );
   main.then(

@@ -52,6 +52,12 @@ export type JoinOutcome =
 
 export interface JoinOptions {
   target: Endpoint;
+  /**
+   * A source address to register from; unset (a node's check): none, the
+   * kernel's route decides, as for torch's store client. The bench's fleet
+   * shares one host and gives each node its own.
+   */
+  localAddress?: string;
   /** How the master is named in progress and failures, e.g. "node01". */
   masterName: string;
   request: Extract<Outgoing, { kind: 'publish' | 'register' }>;
@@ -218,7 +224,11 @@ function askOnce(
   heard: (waiting: Waiting) => void,
 ): Promise<Answer | AskFailure> {
   return new Promise((resolve) => {
-    const socket = connect({ host: options.target.address, port: options.target.port });
+    const socket = connect({
+      host: options.target.address,
+      port: options.target.port,
+      ...(options.localAddress !== undefined && { localAddress: options.localAddress }),
+    });
     const reader = new AnswerReader(options.token);
     let settled = false;
     let connected = false;
