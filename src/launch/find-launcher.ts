@@ -4,8 +4,16 @@
  * cannot start is the shell's 127 or 126 with a message naming the command
  * and where it was looked for, before a minute of verification, not after.
  */
-import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  openSync,
+  readSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { EXIT, LauncherError } from '../errors.js';
 
 // execvp(3) searches confstr(_CS_PATH) when the environment has no PATH.
@@ -26,7 +34,12 @@ export function findLauncher(command: string | undefined, path: string | undefin
   const candidates = command.includes('/')
     ? [command]
     : searched.split(delimiter).map((dir) => join(dir === '' ? '.' : dir, command));
-  const files = candidates.filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+  const denied: string[] = [];
+  const files = candidates.filter((file) => {
+    const found = lookUp(file);
+    if (found === 'denied') denied.push(file);
+    return found !== 'denied' && found?.isFile() === true;
+  });
   const runnable = files.find(isExecutable);
   if (runnable !== undefined) {
     checkInterpreter(runnable);
@@ -38,7 +51,15 @@ export function findLauncher(command: string | undefined, path: string | undefin
       EXIT.notExecutable,
     );
   }
-  if (command.includes('/') && statSync(command, { throwIfNoEntry: false })?.isDirectory()) {
+  // execvp: a PATH folder it may not search is skipped, and EACCES is the answer if nothing else runs.
+  if (denied[0] !== undefined) {
+    throw new LauncherError(
+      `launcher "${command}" cannot be looked up in ${dirname(denied[0])} (EACCES: this user may not search it), and no other PATH entry has it: give its path with --torchrun, or fix PATH`,
+      EXIT.notExecutable,
+    );
+  }
+  const self = lookUp(command);
+  if (command.includes('/') && self !== 'denied' && self?.isDirectory()) {
     throw new LauncherError(
       `launcher "${command}" is a folder, not a program: give the launcher itself with --torchrun, e.g. ${join(command, 'torchrun')}`,
       EXIT.notExecutable,
@@ -49,6 +70,16 @@ export function findLauncher(command: string | undefined, path: string | undefin
     `launcher "${command}" not found (${where}): install it or give its path with --torchrun`,
     EXIT.notFound,
   );
+}
+
+/** The file's stat; undefined where there is none; 'denied' where a folder on the way may not be searched. */
+function lookUp(file: string): Stats | undefined | 'denied' {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EACCES') return 'denied';
+    return undefined;
+  }
 }
 
 function isExecutable(file: string): boolean {
@@ -81,7 +112,7 @@ function checkInterpreter(file: string): void {
   const firstLine = head.toString('latin1', 0, length).split('\n', 1)[0] ?? '';
   if (!firstLine.startsWith('#!')) return;
   const interpreter = firstLine.slice(2).trim().split(/\s+/)[0] ?? '';
-  if (interpreter !== '' && !statSync(interpreter, { throwIfNoEntry: false })) {
+  if (interpreter !== '' && lookUp(interpreter) === undefined) {
     throw new LauncherError(
       `launcher "${file}" cannot start: its interpreter "${interpreter}" (the #! line) does not exist`,
       EXIT.notExecutable,

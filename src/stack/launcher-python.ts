@@ -77,8 +77,9 @@ function onPath(command: string, path: string | undefined, root: string): string
   return null;
 }
 
+/** A folder on the way this user may not search (EACCES) holds nothing for it, as for execvp. */
 function isFile(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  return attempt(() => statSync(path, { throwIfNoEntry: false })?.isFile()) === true;
 }
 
 /** The first two lines of a file: 512 bytes are enough for a `#!` line and pip's trampoline. */

@@ -12,6 +12,7 @@
  */
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { attempt } from '../host/attempt.js';
 import { libraryDirs } from '../host/nccl-version.js';
 import type { NcclLibrary } from './nccl-library.js';
 import { atLeast, NCCL_RULES, ncclRules } from './nccl-rules.js';
@@ -31,7 +32,8 @@ export function findEnvPlugin(
   ];
   for (const dir of dirs) {
     const file = join(dir, ENV_PLUGIN);
-    if (statSync(join(root, file), { throwIfNoEntry: false })?.isFile()) return file;
+    // A library folder this user may not search (EACCES) is one NCCL cannot load from either.
+    if (attempt(() => statSync(join(root, file), { throwIfNoEntry: false })?.isFile())) return file;
   }
   return null;
 }

@@ -4,7 +4,7 @@
  * and that the launcher never ran. The launcher is a fixture that would
  * leave a report file behind if it were started.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -286,6 +286,31 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
     expect(text.exitCode).toBe(69);
     expect(text.stdout).toContain('Error      (exit 69) --iface nope is not usable');
     expect(text.stdout).toContain('eno1');
+  });
+
+  it('as a user who may not search a PATH folder, skips it as execvp does, and is 126 naming it when nothing else has the launcher', async () => {
+    // root searches every folder; uid 65534 may not search a 0700 one of root's.
+    const closed = mkdtempSync(join(tmpdir(), 'nccl-run-closed-'));
+    chmodSync(closed, 0o700);
+    const asNobody = (launcher: string) =>
+      execa(
+        'setpriv',
+        [
+          ...['--reuid', '65534', '--regid', '65534', '--clear-groups'],
+          ...[bin, '--torchrun', launcher, '--verify', 'none', '--iface', 'lo'],
+          ...['--log-format', 'json', 'train.py'],
+        ],
+        { reject: false, extendEnv: false, env: { PATH: `${closed}:/usr/bin:/bin`, HOME: '/tmp' } },
+      );
+    const found = await asNobody('true');
+    expect(found.exitCode, found.stderr).toBe(0);
+    const missing = await asNobody('no-such-launcher');
+    expect(missing.exitCode).toBe(126);
+    expect(missing.stderr).toContain(
+      `launcher \\"no-such-launcher\\" cannot be looked up in ${closed} (EACCES: this user may not search it), and no other PATH entry has it`,
+    );
+    expect(missing.stderr).not.toContain('internal error');
+    rmSync(closed, { recursive: true });
   });
 
   it('explain shows where --verify peers meets, and refuses an unreadable secret as check does, before any network', async () => {
