@@ -297,6 +297,7 @@ async function runMaster({ nodes, masterPort }) {
       facts: input.facts,
       family: 'ipv4',
       secretFile: null,
+      env: {},
     });
     const report = await verify({ ...input, meeting });
     const partners = report.results.filter((result) => result.check === 'probe').length;

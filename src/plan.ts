@@ -245,6 +245,7 @@ async function readInputs(
           facts,
           family,
           secretFile: options.probeSecretFile,
+          env: userEnv,
         })
       : null;
   // SPEC `agree`: every node publishes its interfaces through the master's

@@ -56,6 +56,8 @@ function probeJson(meeting: MeetingPoint | null) {
       target: meeting.target,
       hostsRegistry: meeting.hostsRegistry,
       membership: meeting.membership.kind,
+      // Under Slurm: MUNGE too, where munged answers at the check (else the token alone, with a warning).
+      munge: meeting.munge,
     }
   );
 }
@@ -65,8 +67,11 @@ function probeLine(meeting: MeetingPoint | null): string[] {
   const host = meeting.hostsRegistry
     ? 'this node hosts the registry'
     : 'the master hosts the registry';
-  const membership =
-    meeting.membership.kind === 'secret' ? 'by the shared secret' : 'by token only';
+  const proofs = [
+    ...(meeting.munge === null ? [] : ['a MUNGE credential of the same user (under Slurm)']),
+    ...(meeting.membership.kind === 'secret' ? ['the shared secret'] : []),
+  ];
+  const membership = proofs.length === 0 ? 'by token only' : `by ${proofs.join(' and ')}`;
   const name = meeting.master.host === meeting.target.address ? '' : ` (${meeting.master.host})`;
   return [
     `Probe      meets at ${endpointText(meeting.target)}${name}; ${host}; membership ${membership}`,

@@ -22,7 +22,7 @@ import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 import type { Endpoint } from '../verify/connect-once.js';
 import { masterRole } from '../verify/master-role.js';
 import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
-import type { SlurmCredential } from './munge.js';
+import { type SlurmCredential, slurmMungeSocket } from './munge.js';
 import { checkRegistryBound, type Registry, type Round } from './registry.js';
 import { type ProbeService, startProbeService } from './service.js';
 import { jobToken } from './token.js';
@@ -43,6 +43,12 @@ export interface MeetingPoint {
   wildcard: string;
   /** How a node proves it belongs to the job: the public token, or a shared secret's. */
   membership: { kind: 'token' } | { kind: 'secret'; file: string };
+  /**
+   * Under Slurm: every node also proves its uid with a MUNGE credential, made
+   * by munged at `socket` (Slurm's own: slurm.conf's AuthInfo; null for
+   * munge's default); null outside Slurm (munge.ts).
+   */
+  munge: { socket: string | null } | null;
 }
 
 /**
@@ -61,6 +67,8 @@ export async function meetingPoint(input: {
   family: Family;
   /** --probe-secret-file. */
   secretFile: string | null;
+  /** Where $SLURM_CONF is read, under Slurm. */
+  env: NodeJS.ProcessEnv;
 }): Promise<MeetingPoint | null> {
   const { job, family, secretFile } = input;
   const master = job.master;
@@ -86,6 +94,7 @@ export async function meetingPoint(input: {
     family,
     wildcard: family === 'ipv6' ? '::' : '0.0.0.0',
     membership: secretFile === null ? { kind: 'token' } : { kind: 'secret', file: secretFile },
+    munge: job.cluster === 'slurm' ? { socket: await slurmMungeSocket(input.env) } : null,
   };
 }
 

@@ -18,7 +18,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import type { JobShape } from '../job/job-shape.js';
+import type { MeetingPoint } from './meeting-point.js';
 import type { Register } from './protocol.js';
 
 /** munge answers from a local socket in milliseconds; slower is a wedged munged. */
@@ -110,13 +110,12 @@ export interface SlurmCredential {
 
 /** Under Slurm (SPEC "Real jobs"), this node's credential for its registration; null outside Slurm. */
 export async function slurmCredential(
-  job: Pick<JobShape, 'cluster'>,
+  munge: MeetingPoint['munge'],
   claim: Omit<Register, 'v' | 'munge'>,
   validS: number,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<SlurmCredential | null> {
-  if (job.cluster !== 'slurm') return null;
-  const socket = await slurmMungeSocket(env);
+  if (munge === null) return null;
+  const { socket } = munge;
   const encoded = await mungeEncode(credentialPayload(claim), socket, validS);
   return encoded.ok
     ? { socket, credential: encoded.credential, failure: null }

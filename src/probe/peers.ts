@@ -126,7 +126,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       portRange,
       proofKey,
     };
-    const munge = await slurmCredential(job, claim, deadline.remainingMs() / 1_000);
+    const munge = await slurmCredential(meeting.munge, claim, deadline.remainingMs() / 1_000);
     const membership = membershipLine(meeting, munge);
     input.logger[membership.level](membership.line);
     const request: Omit<Register, 'v'> = { ...claim, munge: munge?.credential ?? null };

@@ -328,6 +328,7 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
       target: { address: '198.18.20.5', port: 29500 },
       hostsRegistry: false,
       membership: 'token',
+      munge: null,
     });
     expect((await nccl(['explain'])).stdout).toContain(
       'Probe      meets at 198.18.20.5:29500; the master hosts the registry; membership by token only',

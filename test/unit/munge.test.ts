@@ -62,7 +62,7 @@ describe('slurmMungeSocket', () => {
   });
 
   it('makes no credential outside Slurm', async () => {
-    expect(await slurmCredential({ cluster: null }, claim(), 60)).toBeNull();
+    expect(await slurmCredential(null, claim(), 60)).toBeNull();
   });
 });
 
@@ -88,7 +88,11 @@ tier('MUNGE credentials through a real munged', mungeUnavailable, () => {
     });
   /** A registration from its own address with this node's credential for it. */
   const registration = async (overrides: Partial<Register> = {}): Promise<Register> => {
-    const made = await slurmCredential({ cluster: 'slurm' }, claim(overrides), 60, env);
+    const made = await slurmCredential(
+      { socket: await slurmMungeSocket(env) },
+      claim(overrides),
+      60,
+    );
     expect(made).toMatchObject({ socket: munged.socket, failure: null });
     return { ...claim(overrides), munge: made?.credential ?? null };
   };

@@ -31,6 +31,7 @@ const meet = async (secretFile: string | null) => {
     facts: { hostname: 'node01', interfaces: [], routes: [] },
     family: 'ipv4',
     secretFile,
+    env: {},
   });
   if (meeting === null) throw new Error('a job with a master always has a meeting point');
   return meeting;

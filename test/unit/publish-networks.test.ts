@@ -67,6 +67,7 @@ async function node(
       facts,
       family: 'ipv4',
       secretFile: null,
+      env: {},
     }),
     logger: pino({ level: 'silent' }),
   };
