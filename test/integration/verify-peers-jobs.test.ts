@@ -84,6 +84,18 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     await lab.cleanup();
   });
 
+  /** A fixed-size static job at MASTER:PORT: rank n's arguments, nccl-run's own `extra` first. */
+  const fixed =
+    (port: number, nnodes: number, timeout: string, master = 'node-a', extra: string[] = []) =>
+    (n: number) => [
+      ...['--iface', 'ens3f0', '--verify', 'peers', '--verify-timeout', timeout, ...extra],
+      `--nnodes=${nnodes}`,
+      `--node_rank=${n}`,
+      `--master_addr=${master}`,
+      `--master_port=${port}`,
+      'train.py',
+    ];
+
   /** An elastic c10d job at node-a:PORT, torchrun's own arguments. */
   const elastic = (port: number, nnodes: string, conf: string, timeout = '40s') => [
     '--iface',
@@ -160,18 +172,7 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
 
   it('a node whose check is stopped while it waits, then rerun, takes its own place; none fails dialling the dead one', async () => {
     const port = 29430;
-    const args = [
-      '--iface',
-      'ens3f0',
-      '--verify',
-      'peers',
-      '--verify-timeout',
-      '40s',
-      '--nnodes=3',
-      '--master_addr=node-a',
-      `--master_port=${port}`,
-    ];
-    const rank = (n: number) => [...args, `--node_rank=${n}`, 'train.py'];
+    const rank = fixed(port, 3, '40s');
     const master = check('a', rank(0));
     const stop = new AbortController();
     const first = check('b', rank(1), stop.signal);
@@ -226,21 +227,7 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     const port = 29450;
     const secret = join(mkdtempSync(join(tmpdir(), 'ncr-secret-')), 'probe-secret');
     writeFileSync(secret, 'a Kubernetes Secret, mounted on every pod\n');
-    const rank = (n: number) => [
-      '--iface',
-      'ens3f0',
-      '--verify',
-      'peers',
-      '--verify-timeout',
-      '30s',
-      '--probe-secret-file',
-      secret,
-      '--nnodes=2',
-      `--node_rank=${n}`,
-      '--master_addr=node-a',
-      `--master_port=${port}`,
-      'train.py',
-    ];
+    const rank = fixed(port, 2, '30s', 'node-a', ['--probe-secret-file', secret]);
     const master = check('a', rank(0));
     const stranger = await strangerAt('c', port, { rank: 1, address: DATA.b, port: 40_000 });
     expect(stranger).toEqual({ v: PROTOCOL_VERSION, kind: 'reject', reason: 'token' });
@@ -282,21 +269,6 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     });
     return port;
   };
-  const fixed =
-    (port: number, nnodes: number, timeout: string, master = 'node-a') =>
-    (n: number) => [
-      '--iface',
-      'ens3f0',
-      '--verify',
-      'peers',
-      '--verify-timeout',
-      timeout,
-      `--nnodes=${nnodes}`,
-      `--node_rank=${n}`,
-      `--master_addr=${master}`,
-      `--master_port=${port}`,
-      'train.py',
-    ];
 
   it("without a secret, a stranger claiming node-b's address and port, or absent node-d's, is no member, and the check fails naming the rank it claimed", async () => {
     const port = 29460;
@@ -406,19 +378,7 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
   it('two jobs with rank 0 on one host at adjacent master ports, and two jobs sharing a node at the default port, all pass', async () => {
     const job = (master: Host, port: number, nodes: Host[]) =>
       nodes.map((host, rank) =>
-        check(host, [
-          '--iface',
-          'ens3f0',
-          '--verify',
-          'peers',
-          '--verify-timeout',
-          '30s',
-          `--nnodes=${nodes.length}`,
-          `--node_rank=${rank}`,
-          `--master_addr=node-${master}`,
-          `--master_port=${port}`,
-          'train.py',
-        ]),
+        check(host, fixed(port, nodes.length, '30s', `node-${master}`)(rank)),
       );
     // Neighbours: 29500 and 29501, both masters on node-a.
     const neighbours = await Promise.all([

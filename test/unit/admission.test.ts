@@ -18,6 +18,7 @@ import {
 } from '../../src/probe/protocol.js';
 import { Registry } from '../../src/probe/registry.js';
 import { startProbeService } from '../../src/probe/service.js';
+import { registration } from '../fixtures/registration.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 const REGISTRY = '127.0.0.1';
@@ -28,19 +29,7 @@ afterEach(async () => {
 });
 
 function claim(address: string, port: number, proofKey: string): Register {
-  return {
-    v: 4,
-    kind: 'register',
-    token: TOKEN,
-    node: { name: 'node-b', rank: 1 },
-    interface: 'ens3f0',
-    address,
-    port,
-    speedMbps: null,
-    portRange: [32_768, 60_999],
-    proofKey,
-    munge: null,
-  };
+  return registration({ token: TOKEN, address, port, proofKey });
 }
 
 /** A node's ephemeral service at `address`, answering prove under `key`. */

@@ -12,6 +12,7 @@ import type { Register } from '../../src/probe/protocol.js';
 import { Registry } from '../../src/probe/registry.js';
 import { type ProbeService, startProbeService } from '../../src/probe/service.js';
 import { deadlineIn } from '../../src/verify/clock.js';
+import { registration } from '../fixtures/registration.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 let service: ProbeService | null = null;
@@ -31,18 +32,14 @@ function capturingLogger(): { logger: Logger; lines: string[] } {
   return { logger: pino({ level: 'info' }, sink), lines };
 }
 
-const request = (rank: number): Omit<Register, 'v'> => ({
-  kind: 'register',
-  token: TOKEN,
-  node: { name: `gpu-${rank}`, rank },
-  interface: 'lo',
-  address: '127.0.0.1',
-  port: 40_000 + rank,
-  speedMbps: null,
-  portRange: [32_768, 60_999],
-  proofKey: '0'.repeat(32),
-  munge: null,
-});
+const request = (rank: number): Register =>
+  registration({
+    token: TOKEN,
+    node: { name: `gpu-${rank}`, rank },
+    interface: 'lo',
+    address: '127.0.0.1',
+    port: 40_000 + rank,
+  });
 
 describe('joinRegistry', () => {
   it('names who is missing while it waits, and at the end', async () => {
@@ -60,8 +57,8 @@ describe('joinRegistry', () => {
       maxPending: 8,
       registry,
     });
-    registry.answer({ v: 4, ...request(1) }, '127.0.0.9');
-    registry.answer({ v: 4, ...request(2) }, '127.0.0.9');
+    registry.answer(request(1), '127.0.0.9');
+    registry.answer(request(2), '127.0.0.9');
     const { logger, lines } = capturingLogger();
     const outcome = await joinRegistry({
       target: { address: '127.0.0.1', port: service.port },
@@ -145,7 +142,7 @@ describe('joinRegistry', () => {
     });
     // Held, the first ask's attempt limit (1 s) does not end it; the roster comes when node 0 does.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    registry.answer({ v: 4, ...request(0) }, '127.0.0.1');
+    registry.answer(request(0), '127.0.0.1');
     const outcome = await joining;
     expect(outcome).toMatchObject({ ok: true, kind: 'roster' });
     registry.close();

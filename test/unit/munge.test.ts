@@ -20,6 +20,7 @@ import {
 } from '../../src/probe/munge.js';
 import { mungeDecode } from '../../src/probe/munge-decode.js';
 import type { Register } from '../../src/probe/protocol.js';
+import { registration } from '../fixtures/registration.js';
 import { mungeUnavailable, startMunged } from '../lab/munged.js';
 import { tier } from '../lab/tier.js';
 
@@ -27,19 +28,13 @@ const TOKEN = '0123456789abcdef0123456789abcdef';
 const UID = process.getuid?.() ?? 0;
 
 function claim(overrides: Partial<Register> = {}): Omit<Register, 'munge'> {
-  return {
-    v: 4,
-    kind: 'register',
+  const { munge: _none, ...request } = registration({
     token: TOKEN,
     node: { name: 'node02', rank: 1 },
-    interface: 'ens3f0',
-    address: '198.18.20.2',
-    port: 41_000,
-    speedMbps: null,
-    portRange: [32_768, 60_999],
     proofKey: 'ab'.repeat(16),
     ...overrides,
-  };
+  });
+  return request;
 }
 
 describe('slurmMungeSocket', () => {

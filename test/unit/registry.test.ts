@@ -15,6 +15,7 @@ import {
   rosterMembers,
 } from '../../src/probe/protocol.js';
 import { Registry } from '../../src/probe/registry.js';
+import { registration } from '../fixtures/registration.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 
@@ -23,19 +24,13 @@ function register(
   name = `node${rank}`,
   address = `198.18.${Math.floor((rank ?? 0) / 250)}.${((rank ?? 0) % 250) + 1}`,
 ): Register {
-  return {
-    v: 4,
-    kind: 'register',
+  return registration({
     token: TOKEN,
     node: { name, rank },
-    interface: 'ens3f0',
     address,
     port: 40_000 + ((rank ?? 0) % 20_000),
     speedMbps: 100_000,
-    portRange: [32_768, 60_999],
-    proofKey: '0'.repeat(32),
-    munge: null,
-  };
+  });
 }
 
 function decode(answer: Buffer): ProbeMessage[] {
