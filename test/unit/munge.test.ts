@@ -22,7 +22,7 @@ import { mungeDecode } from '../../src/probe/munge-decode.js';
 import type { Register } from '../../src/probe/protocol.js';
 import { registration } from '../fixtures/registration.js';
 import { mungeUnavailable, startMunged } from '../lab/munged.js';
-import { tier } from '../lab/tier.js';
+import { tier, tierTest } from '../lab/tier.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 const UID = process.getuid?.() ?? 0;
@@ -82,7 +82,7 @@ tier('MUNGE credentials through a real munged', mungeUnavailable, () => {
       munge: { socket: munged.socket, uid: UID },
     });
   /** A registration from its own address with this node's credential for it. */
-  const registration = async (overrides: Partial<Register> = {}): Promise<Register> => {
+  const signed = async (overrides: Partial<Register> = {}): Promise<Register> => {
     const made = await slurmCredential(
       { socket: await slurmMungeSocket(env) },
       claim(overrides),
@@ -117,7 +117,7 @@ tier('MUNGE credentials through a real munged', mungeUnavailable, () => {
 
   it('admits the same uid with this registration, also when the node asks again with the same bytes', async () => {
     const check = admission();
-    const request = await registration();
+    const request = await signed();
     expect(await check.check(request, '198.18.20.2')).toEqual({ ok: true });
     // munged alone would call this a replay; the registry knows it accepted it.
     expect(await check.check(request, '198.18.20.2')).toEqual({ ok: true });
@@ -125,7 +125,7 @@ tier('MUNGE credentials through a real munged', mungeUnavailable, () => {
 
   it('refuses the same credential from another source, as the replay munged would refuse', async () => {
     const check = admission();
-    const request = await registration();
+    const request = await signed();
     await check.check(request, '198.18.20.2');
     expect(await check.check(request, '198.18.20.9')).toEqual({
       ok: false,
@@ -140,29 +140,33 @@ tier('MUNGE credentials through a real munged', mungeUnavailable, () => {
     });
   });
 
-  it('refuses a credential of another uid', async () => {
-    const nobody = execFileSync(
-      'setpriv',
-      [
-        '--reuid=65534',
-        '--regid=65534',
-        '--clear-groups',
-        'munge',
-        '--socket',
-        munged.socket,
-        '--string',
-        credentialPayload(claim()),
-      ],
-      { encoding: 'utf8' },
-    ).trim();
-    expect(await admission().check({ ...claim(), munge: nobody }, '198.18.20.2')).toEqual({
-      ok: false,
-      reason: `node02 (rank 1)'s MUNGE credential is of uid 65534, and this job's probe runs as uid ${UID}: not a member`,
-    });
-  });
+  tierTest(
+    'refuses a credential of another uid',
+    UID === 0 ? null : 'making a credential as uid 65534 (setpriv) needs root',
+    async () => {
+      const nobody = execFileSync(
+        'setpriv',
+        [
+          '--reuid=65534',
+          '--regid=65534',
+          '--clear-groups',
+          'munge',
+          '--socket',
+          munged.socket,
+          '--string',
+          credentialPayload(claim()),
+        ],
+        { encoding: 'utf8' },
+      ).trim();
+      expect(await admission().check({ ...claim(), munge: nobody }, '198.18.20.2')).toEqual({
+        ok: false,
+        reason: `node02 (rank 1)'s MUNGE credential is of uid 65534, and this job's probe runs as uid ${UID}: not a member`,
+      });
+    },
+  );
 
   it("refuses a credential made for another registration: another port, another job's token", async () => {
-    const other = await registration({ port: 41_001 });
+    const other = await signed({ port: 41_001 });
     const moved = { ...claim(), munge: other.munge };
     expect(await admission().check(moved, '198.18.20.2')).toEqual({
       ok: false,
