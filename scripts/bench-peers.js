@@ -234,6 +234,7 @@ async function runMaster({ nodes, masterPort }) {
   const { Writable } = await import('node:stream');
   const { verify } = await import('../dist/verify/verify.js');
   const { meetingPoint } = await import('../dist/probe/meeting-point.js');
+  const { masterRole } = await import('../dist/verify/master-role.js');
   const { makeJob } = await tsImport('../test/fixtures/job-shape.ts', import.meta.url);
   // The mesh begins when the master has its roster: probe/peers.ts logs the mesh's shape then.
   let meshFrom = null;
@@ -289,17 +290,24 @@ async function runMaster({ nodes, masterPort }) {
       masterAddresses: [NODE],
       nodeName: 'node0',
     };
-    // The meeting point as the plan computes it for both rounds (plan.ts).
+    // The store role and the meeting point as the plan computes them (plan.ts).
+    const role = await masterRole(
+      input.job,
+      input.job.master,
+      input.masterAddresses,
+      input.facts,
+      'ipv4',
+    );
     const meeting = await meetingPoint({
       job: input.job,
       probePort: null,
       masterAddresses: input.masterAddresses,
-      facts: input.facts,
       family: 'ipv4',
+      role,
       secretFile: null,
       env: {},
     });
-    const report = await verify({ ...input, meeting });
+    const report = await verify({ ...input, role, meeting });
     const partners = report.results.filter((result) => result.check === 'probe').length;
     const ended = performance.now();
     return {

@@ -37,6 +37,7 @@ import { isSingleNode } from './resolve/strategies/local.js';
 import { readStack, type Stack } from './stack/read-stack.js';
 import { unseenNcclSettings } from './stack/unseen-settings.js';
 import { assessTransport, type Transport } from './transport/assess-transport.js';
+import { type MasterRole, masterRole } from './verify/master-role.js';
 
 /** The rendezvous endpoint (job-shape.ts), with every address its host resolves to. */
 export interface MasterInfo extends RendezvousEndpoint {
@@ -70,6 +71,8 @@ export interface Plan {
   transport: Transport;
   /** Hosts for --verify peers. */
   peers: string[];
+  /** This node's part in torch's store (verify/master-role.ts), at --verify master and peers; else null. */
+  role: MasterRole | null;
   /** Where the nodes meet for --verify peers and `agree` (probe/meeting-point.ts); null below peers. */
   meeting: MeetingPoint | null;
   /** The launcher and torchrun's arguments, untouched. */
@@ -98,6 +101,7 @@ interface Inputs {
   commIdAddress: string | null;
   masterAddrAddresses: string[];
   machine: MachineNames | null;
+  role: MasterRole | null;
   meeting: MeetingPoint | null;
 }
 
@@ -235,6 +239,11 @@ async function readInputs(
     routesToMaster,
     agreement: null,
   };
+  // This node's part in torch's store, for the checks that meet it: decided once, for all of them.
+  const role =
+    master !== null && (options.verify === 'master' || options.verify === 'peers')
+      ? await masterRole(job, master, masterAddresses, facts, family)
+      : null;
   // One meeting point for both rounds that meet there, agree's and the peers check's.
   const meeting =
     options.verify === 'peers'
@@ -242,8 +251,8 @@ async function readInputs(
           job,
           probePort: options.probePort,
           masterAddresses,
-          facts,
           family,
+          role,
           secretFile: options.probeSecretFile,
           env: userEnv,
         })
@@ -270,6 +279,7 @@ async function readInputs(
     commIdAddress: commIdAddresses[0] ?? null,
     masterAddrAddresses,
     machine,
+    role,
     meeting,
   };
 }
@@ -370,6 +380,7 @@ function derive(
     unmanaged: picture.unmanaged,
     transport,
     peers: options.peers ?? job.clusterPeers,
+    role: inputs.role,
     meeting: inputs.meeting,
     command: [...options.torchrun, ...torchrunArgv],
     childEnv,

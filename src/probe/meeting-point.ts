@@ -16,11 +16,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
-import type { Family, HostFacts } from '../host/host-facts.js';
+import type { Family } from '../host/host-facts.js';
 import { familyOf } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 import type { Endpoint } from '../verify/connect-once.js';
-import { masterRole } from '../verify/master-role.js';
+import type { MasterRole } from '../verify/master-role.js';
 import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
 import { type SlurmCredential, slurmMungeSocket } from './munge.js';
 import { checkRegistryBound, type Registry, type Round } from './registry.js';
@@ -62,9 +62,10 @@ export async function meetingPoint(input: {
   /** --probe-port; null: the rendezvous port (SPEC --probe-port). */
   probePort: number | null;
   masterAddresses: readonly string[];
-  facts: HostFacts;
   /** The rendezvous' family. */
   family: Family;
+  /** This node's part in torch's store, as the plan decided it (master-role.ts); null without a master. */
+  role: MasterRole | null;
   /** --probe-secret-file. */
   secretFile: string | null;
   /** Where $SLURM_CONF is read, under Slurm. */
@@ -78,10 +79,11 @@ export async function meetingPoint(input: {
       '--verify peers needs the master: the nodes meet through its probe service; give --master-addr (or run under Slurm)',
     );
   }
+  const { role } = input;
+  if (role === null) throw new Error('a job with a master has a store role');
   const port = input.probePort ?? master.port;
   checkRegistryBound(job);
   const secret = secretFile === null ? null : await readSecret(secretFile);
-  const role = await masterRole(job, master, input.masterAddresses, input.facts, family);
   const address = input.masterAddresses.find((candidate) => familyOf(candidate) === family);
   if (address === undefined) throw new Error(`the master has no ${family} address`);
   return {

@@ -26,6 +26,7 @@ export async function verifyPlan(
     timeoutMs: options.verifyTimeout,
     // SPEC --peers: it restricts the mesh; Slurm's node list only names who is missing.
     peers: options.peers !== null ? plan.peers : [],
+    role: plan.role,
     meeting: plan.meeting,
     logger,
     masterAddresses: plan.master?.addresses ?? [],

@@ -18,7 +18,7 @@ import { checkLocal } from './check-local.js';
 import { checkStorePort } from './check-store-port.js';
 import { type Deadline, deadlineIn, formatSeconds } from './clock.js';
 import { failureOf } from './failure.js';
-import { type MasterRole, masterRole } from './master-role.js';
+import type { MasterRole } from './master-role.js';
 import {
   ATTEMPT_MS,
   endpointText,
@@ -37,6 +37,8 @@ export interface VerifyInput {
   timeoutMs: number;
   /** --peers (already expanded): restricts --verify peers to these hosts; empty: every node that registers. */
   peers: string[];
+  /** This node's part in torch's store, as the plan decided it (master-role.ts); null without a master. */
+  role: MasterRole | null;
   /** Where the nodes meet at --verify peers, as the plan computed it (probe/meeting-point.ts); null: no probe. */
   meeting: MeetingPoint | null;
   logger: Logger;
@@ -127,11 +129,7 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
   if (!local.ok) throw failureOf(finish(report, deadline, false), local.message);
   if (input.level === 'local') return finish(report, deadline, true);
 
-  const storeFamily = input.masterFamily ?? decision.family;
-  const role =
-    job.master === null
-      ? null
-      : await masterRole(job, job.master, input.masterAddresses, input.facts, storeFamily);
+  const { role } = input;
   report.results.push(...(await checkMaster(input, role, deadline, report.warnings)));
   // The registry meets at the rendezvous port: where torch's store cannot bind it, neither can it.
   const bound = report.results.every((result) => result.check !== 'bind' || result.ok);

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { meetingPoint, membershipLine } from '../../src/probe/meeting-point.js';
 import { jobToken } from '../../src/probe/token.js';
+import { masterRole } from '../../src/verify/master-role.js';
 import { makeJob } from '../fixtures/job-shape.js';
 
 const parts = { master: { host: 'node01', port: 29500 }, jobId: '7002', probePort: 29500 };
@@ -24,12 +25,15 @@ const file = (name: string, text: string) => {
 };
 
 const meet = async (secretFile: string | null) => {
+  const job = makeJob();
+  const master = job.master as NonNullable<typeof job.master>;
+  const facts = { hostname: 'node01', interfaces: [], routes: [] };
   const meeting = await meetingPoint({
-    job: makeJob(),
+    job,
     probePort: 29500,
     masterAddresses: ['127.0.0.1'],
-    facts: { hostname: 'node01', interfaces: [], routes: [] },
     family: 'ipv4',
+    role: await masterRole(job, master, ['127.0.0.1'], facts, 'ipv4'),
     secretFile,
     env: {},
   });

@@ -10,6 +10,7 @@ import { UnreachableError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
 import { meetingPoint } from '../../src/probe/meeting-point.js';
 import { type PublishInput, publishNetworks } from '../../src/probe/publish.js';
+import { masterRole } from '../../src/verify/master-role.js';
 import { makeContext } from '../fixtures/facts/facts-fixtures.js';
 import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
 
@@ -64,8 +65,14 @@ async function node(
       job,
       probePort,
       masterAddresses: ['127.0.0.1'],
-      facts,
       family: 'ipv4',
+      role: await masterRole(
+        job,
+        job.master as NonNullable<typeof job.master>,
+        ['127.0.0.1'],
+        facts,
+        'ipv4',
+      ),
       secretFile: null,
       env: {},
     }),

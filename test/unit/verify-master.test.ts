@@ -16,6 +16,7 @@ import { masterRole } from '../../src/verify/master-role.js';
 import { VerificationFailedError, type VerifyInput, verify } from '../../src/verify/verify.js';
 import { waitForEndpoint, waitForStore } from '../../src/verify/wait-for-endpoint.js';
 import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
+import { asPlanned } from '../fixtures/verify-meeting.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -331,7 +332,10 @@ describe('masterRole: the store host by torch’s own rule', () => {
 });
 
 describe('verify, master level, on this host', () => {
-  const input = (port: number, level: VerifyInput['level'] = 'master'): VerifyInput => ({
+  const base = (
+    port: number,
+    level: VerifyInput['level'] = 'master',
+  ): Omit<VerifyInput, 'meeting' | 'role'> => ({
     level,
     decision: {
       interface: 'lo',
@@ -345,7 +349,6 @@ describe('verify, master level, on this host', () => {
     facts: loFacts,
     timeoutMs: 2_000,
     peers: [],
-    meeting: null,
     logger: capturingLogger().logger,
     routesToMaster: [],
     masterAddresses: ['127.0.0.1'],
@@ -353,7 +356,7 @@ describe('verify, master level, on this host', () => {
 
   it('passes the master node whose rendezvous port is free', async () => {
     const port = await freePort();
-    const report = await verify(input(port));
+    const report = await verify(await input(port));
     expect(report).toMatchObject({
       level: 'master',
       ok: true,
@@ -370,11 +373,14 @@ describe('verify, master level, on this host', () => {
       }),
     ]);
   });
+  /** The check of a plan with this port and level: its store role as the plan decides it. */
+  const input = (port: number, level: VerifyInput['level'] = 'master') =>
+    asPlanned(base(port, level));
 
   it('fails with exit 75, naming the port and address, when the port is taken', async () => {
     const port = await freePort();
     await hold('127.0.0.1', port);
-    const failure = await verify(input(port)).catch((error: unknown) => error);
+    const failure = await verify(await input(port)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(VerificationFailedError);
     const error = failure as VerificationFailedError;
     expect(error.exitCode).toBe(EXIT.unreachable);
@@ -400,11 +406,9 @@ describe('verify, master level, on this host', () => {
     const port = await freePort();
     await hold('127.0.0.1', port);
     const c10d = job('127.0.0.1', port, { rdzvBackend: 'c10d', isHost, nodeRank: null });
-    const outcome = await verify({
-      ...input(port),
-      job: c10d,
-      facts: { ...loFacts, hostname: 'localhost' },
-    }).then(
+    const outcome = await verify(
+      await asPlanned({ ...base(port), job: c10d, facts: { ...loFacts, hostname: 'localhost' } }),
+    ).then(
       (report) => report,
       (error: VerificationFailedError) => error.report,
     );
@@ -415,7 +419,7 @@ describe('verify, master level, on this host', () => {
   it('checks nothing at level none, and no port at level local', async () => {
     const port = await freePort();
     await hold('127.0.0.1', port);
-    expect(await verify(input(port, 'none'))).toMatchObject({ ok: true, results: [] });
-    expect(await verify(input(port, 'local'))).toMatchObject({ ok: true, results: [] });
+    expect(await verify(await input(port, 'none'))).toMatchObject({ ok: true, results: [] });
+    expect(await verify(await input(port, 'local'))).toMatchObject({ ok: true, results: [] });
   });
 });

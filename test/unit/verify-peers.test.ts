@@ -20,7 +20,7 @@ import {
   verify,
 } from '../../src/verify/verify.js';
 import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
-import { withMeeting } from '../fixtures/verify-meeting.js';
+import { asPlanned } from '../fixtures/verify-meeting.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -62,7 +62,7 @@ function node(
   masterPort: number,
   extra: Partial<VerifyInput> = {},
   job: Partial<JobShape> = {},
-): VerifyInput {
+): Omit<VerifyInput, 'meeting' | 'role'> {
   const address = ADDRESSES[rank] as string;
   const facts: HostFacts = { hostname: `host${rank}`, interfaces: [lo(address)], routes: [] };
   return {
@@ -86,7 +86,6 @@ function node(
     facts,
     timeoutMs: 3_000,
     peers: [],
-    meeting: null,
     logger: pino({ level: 'silent' }),
     routesToMaster: [],
     masterAddresses: ['127.0.0.1'],
@@ -97,9 +96,12 @@ function node(
 }
 
 /** The check as the CLI runs it: with the meeting point the plan computes. */
-const check = async (input: VerifyInput): Promise<VerifyReport> => verify(await withMeeting(input));
+const check = async (input: Omit<VerifyInput, 'meeting' | 'role'>): Promise<VerifyReport> =>
+  verify(await asPlanned(input));
 
-const settle = (input: VerifyInput): Promise<VerifyReport | VerificationFailedError> =>
+const settle = (
+  input: Omit<VerifyInput, 'meeting' | 'role'>,
+): Promise<VerifyReport | VerificationFailedError> =>
   check(input).catch((error: unknown) => {
     if (error instanceof VerificationFailedError) return error;
     throw error;
