@@ -234,7 +234,7 @@ async function runMaster({ nodes, masterPort }) {
   const { Writable } = await import('node:stream');
   const { verify } = await import('../dist/verify/verify.js');
   const { meetingPoint } = await import('../dist/probe/meeting-point.js');
-  const { masterRole } = await import('../dist/verify/master-role.js');
+  const { storeRole } = await import('../dist/job/store-role.js');
   const { makeJob } = await tsImport('../test/fixtures/job-shape.ts', import.meta.url);
   // The mesh begins when the master has its roster: probe/peers.ts logs the mesh's shape then.
   let meshFrom = null;
@@ -291,7 +291,7 @@ async function runMaster({ nodes, masterPort }) {
       nodeName: 'node0',
     };
     // The store role and the meeting point as the plan computes them (plan.ts).
-    const role = await masterRole(
+    const role = await storeRole(
       input.job,
       input.job.master,
       input.masterAddresses,
@@ -324,7 +324,7 @@ async function runMaster({ nodes, masterPort }) {
 
 /** Nodes 1..N-1, doing to the master what real peers would. */
 async function runFleet({ nodes, masterPort, part, parts, dialBack }) {
-  const { deadlineIn } = await import('../dist/verify/clock.js');
+  const { deadlineIn } = await import('../dist/reach/clock.js');
   const { joinRegistry } = await import('../dist/probe/join.js');
   const { streamTo } = await import('../dist/probe/bandwidth.js');
   const { dialOnce } = await import('../dist/probe/dial.js');

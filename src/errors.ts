@@ -2,8 +2,6 @@
  * Typed errors and the exit-status table of SPEC.md ("Exit status").
  * Only `cli/main.ts` turns these into a status; everything else throws.
  */
-import type { TraceEntry } from './resolve/decision.js';
-
 export const EXIT = {
   ok: 0,
   usage: 64,
@@ -46,8 +44,6 @@ export class UnresolvableMasterError extends NcclRunError {
 /** No usable interface, or an explicit one is missing, down or unusable. Exit 69. */
 export class NoInterfaceError extends NcclRunError {
   readonly exitCode = EXIT.noInterface;
-  /** The chain's trace up to the failure, for explain to print. */
-  trace: TraceEntry[] = [];
 }
 
 /** The master or a peer is unreachable over the chosen interface. Exit 75. */

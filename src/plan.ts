@@ -14,7 +14,7 @@ import { decideVariables, type Variables } from './env/decide-variables.js';
 import { userValue } from './env/exported-variables.js';
 import { otherMasterAddr } from './env/master-network.js';
 import { ncclPicture } from './env/nccl-picture.js';
-import { ConfigError, NoInterfaceError, type Origin, originText } from './errors.js';
+import { ConfigError, type Origin, originText } from './errors.js';
 import type { Family, HostFacts, RouteAnswer } from './host/host-facts.js';
 import { familyOf, isLinkLocalAddress } from './host/ip-address.js';
 import { type NcclConf, readNcclConf } from './host/nccl-conf.js';
@@ -23,6 +23,7 @@ import { routeTo } from './host/routes.js';
 import type { JobShape, RendezvousEndpoint } from './job/job-shape.js';
 import { readJobShape } from './job/read-job-shape.js';
 import { endpointSource } from './job/rendezvous-master.js';
+import { type StoreRole, storeRole } from './job/store-role.js';
 import { otherVersionWarning } from './job/torchrun-args.js';
 import { torchrunTable } from './job/torchrun-options.js';
 import type { Logger } from './log.js';
@@ -32,12 +33,11 @@ import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js
 import { buildExcludes } from './resolve/excludes.js';
 import { addressesOf, resolveMaster } from './resolve/master.js';
 import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './resolve/nccl-pick.js';
-import { runChain } from './resolve/run-chain.js';
+import { ChainFailedError, runChain } from './resolve/run-chain.js';
 import { isSingleNode } from './resolve/strategies/local.js';
 import { readStack, type Stack } from './stack/read-stack.js';
 import { unseenNcclSettings } from './stack/unseen-settings.js';
 import { assessTransport, type Transport } from './transport/assess-transport.js';
-import { type MasterRole, masterRole } from './verify/master-role.js';
 
 /** The rendezvous endpoint (job-shape.ts), with every address its host resolves to. */
 export interface MasterInfo extends RendezvousEndpoint {
@@ -71,8 +71,8 @@ export interface Plan {
   transport: Transport;
   /** Hosts for --verify peers. */
   peers: string[];
-  /** This node's part in torch's store (verify/master-role.ts), at --verify master and peers; else null. */
-  role: MasterRole | null;
+  /** This node's part in torch's store (job/store-role.ts), at --verify master and peers; else null. */
+  role: StoreRole | null;
   /** Where the nodes meet for --verify peers and `agree` (probe/meeting-point.ts); null below peers. */
   meeting: MeetingPoint | null;
   /** The launcher and torchrun's arguments, untouched. */
@@ -101,7 +101,7 @@ interface Inputs {
   commIdAddress: string | null;
   masterAddrAddresses: string[];
   machine: MachineNames | null;
-  role: MasterRole | null;
+  role: StoreRole | null;
   meeting: MeetingPoint | null;
 }
 
@@ -153,7 +153,7 @@ export async function makePlan(
         facts: (await progress.factsRead?.catch(() => null)) ?? null,
         master: progress.master ?? null,
         decision: progress.decision ?? null,
-        trace: progress.decision?.trace ?? (error instanceof NoInterfaceError ? error.trace : []),
+        trace: progress.decision?.trace ?? (error instanceof ChainFailedError ? error.trace : []),
         command: [...settled.options.torchrun, ...torchrunArgv],
       });
     }
@@ -242,7 +242,7 @@ async function readInputs(
   // This node's part in torch's store, for the checks that meet it: decided once, for all of them.
   const role =
     master !== null && (options.verify === 'master' || options.verify === 'peers')
-      ? await masterRole(job, master, masterAddresses, facts, family)
+      ? await storeRole(job, master, masterAddresses, facts, family)
       : null;
   // One meeting point for both rounds that meet there, agree's and the peers check's.
   const meeting =

@@ -9,11 +9,11 @@ import { type NcclRunError, whereSet } from '../errors.js';
 import { endpointSource } from '../job/rendezvous-master.js';
 import type { Learned, Plan } from '../plan.js';
 import type { MeetingPoint } from '../probe/meeting-point.js';
+import { endpointText } from '../reach/endpoint.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
 import type { NcclBind } from '../resolve/nccl-pick.js';
 import { dataPlaneSummary, transportJson, transportLines } from '../transport/transport-text.js';
-import type { VerifyReport } from '../verify/verify.js';
-import { endpointText } from '../verify/wait-for-endpoint.js';
+import type { VerifyReport } from '../verify/report.js';
 
 export function explainJson(plan: Plan) {
   const { decision, variables } = plan;

@@ -20,7 +20,7 @@
  */
 import { badValue, ConfigError } from '../errors.js';
 import { readEnvInteger } from './env-integer.js';
-import { type ClusterInfo, isSet, type Scheduler } from './schedulers.js';
+import { type ClusterInfo, isSet, type Scheduler } from './scheduler.js';
 
 const MAX_NODES = 65_536;
 /** Any of these in a pod of a Kubernetes cluster is taken as a PyTorchJob. */

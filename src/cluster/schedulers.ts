@@ -6,31 +6,8 @@
  * --cluster auto follow from the list.
  */
 import { pytorchJob } from './kubeflow-pytorchjob.js';
+import type { ClusterInfo, Scheduler } from './scheduler.js';
 import { slurm } from './slurm-job.js';
-
-/** What a scheduler says about the job; null where it says nothing. */
-export interface ClusterInfo {
-  /** The scheduler's name, as --cluster takes it. */
-  kind: string;
-  masterHost: string | null;
-  masterPort: number | null;
-  nnodes: number | null;
-  nodeRank: number | null;
-  /** The job's hosts, in rank order: who --verify peers expects to register. */
-  peers: string[];
-  /** What tells this job from another on the same nodes (the probe's token). */
-  jobId: string | null;
-  /** This node's name in the scheduler's host list, for progress and errors. */
-  nodeName: string | null;
-}
-
-export interface Scheduler {
-  name: string;
-  /** For --cluster auto: whether this environment is one of its jobs. */
-  detects(env: NodeJS.ProcessEnv): boolean;
-  /** What the job says; a ConfigError naming the variable for a bad value, or when this is not one of its jobs. */
-  read(env: NodeJS.ProcessEnv): ClusterInfo;
-}
 
 /**
  * In --cluster auto's order: a Slurm job's SLURM_JOB_ID is decisive, even in
@@ -55,9 +32,4 @@ export function detectCluster(
   const named = schedulers.find((s) => s.name === mode);
   if (named === undefined) throw new Error(`no scheduler named '${mode}'`);
   return named.read(env);
-}
-
-/** Set and not blank: a scheduler exports empty variables in places. */
-export function isSet(value: string | undefined): boolean {
-  return value !== undefined && value.trim() !== '';
 }

@@ -9,7 +9,7 @@
  */
 import { badValue, ConfigError } from '../errors.js';
 import { firstSet, readEnvInteger } from './env-integer.js';
-import { type ClusterInfo, isSet, type Scheduler } from './schedulers.js';
+import { type ClusterInfo, isSet, type Scheduler } from './scheduler.js';
 import { expandHostlist } from './slurm-hostlist.js';
 import { slurmMasterPort } from './slurm-master-port.js';
 

@@ -6,7 +6,7 @@
  * would not otherwise get is returned in `fill`, to be exported as PET_*.
  */
 
-import type { ClusterInfo } from '../cluster/schedulers.js';
+import type { ClusterInfo } from '../cluster/scheduler.js';
 import { badValue, type Origin } from '../errors.js';
 import type { JobShape } from './job-shape.js';
 import { readNnodes } from './nnodes.js';

@@ -4,7 +4,7 @@
  * every other backend its --rdzv-endpoint; each backend then reads that with
  * `parse_rendezvous_endpoint` and its own default port.
  */
-import type { ClusterInfo } from '../cluster/schedulers.js';
+import type { ClusterInfo } from '../cluster/scheduler.js';
 import { badValue, type Origin } from '../errors.js';
 import type { RendezvousEndpoint } from './job-shape.js';
 import { parsePythonInt } from './python-builtins.js';

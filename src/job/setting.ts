@@ -2,7 +2,7 @@
  * One value of the job's shape and where it came from (errors.ts `Origin`:
  * a bad one is 64 from torchrun's command line, 78 from anywhere else).
  */
-import type { ClusterInfo } from '../cluster/schedulers.js';
+import type { ClusterInfo } from '../cluster/scheduler.js';
 import type { Origin } from '../errors.js';
 
 export interface Setting {

@@ -9,9 +9,9 @@
  * cannot flatter it. One stream per node at once, and
  * in a ring every link carries one: the figure is the path's, not a share.
  */
-import { formatSeconds } from '../verify/clock.js';
-import type { Endpoint } from '../verify/connect-once.js';
-import type { ReachFailure } from '../verify/reach-error.js';
+import { formatSeconds } from '../reach/clock.js';
+import type { Endpoint } from '../reach/endpoint.js';
+import type { ReachFailure } from '../reach/reach-error.js';
 import { probeRequest } from './dial.js';
 import { encodeMessage } from './protocol.js';
 

@@ -14,8 +14,8 @@
  * listens (an absent node's) gets no proof at all.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { formatSeconds } from '../verify/clock.js';
-import type { ReachFailure } from '../verify/reach-error.js';
+import { formatSeconds } from '../reach/clock.js';
+import type { ReachFailure } from '../reach/reach-error.js';
 import { probeRequest } from './dial.js';
 import { encodeMessage } from './protocol.js';
 

@@ -6,9 +6,9 @@
  * would fail or hang.
  */
 import { connect, type Socket } from 'node:net';
-import { formatSeconds } from '../verify/clock.js';
-import type { Endpoint } from '../verify/connect-once.js';
-import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
+import { formatSeconds } from '../reach/clock.js';
+import type { Endpoint } from '../reach/endpoint.js';
+import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
 import { encodeMessage, MessageReader, type ProbeMessage } from './protocol.js';
 
 export interface DialOptions {

@@ -13,11 +13,11 @@
  */
 import { connect } from 'node:net';
 import type { Logger } from '../log.js';
-import { attemptBudgetMs, backoffDelayMs } from '../verify/backoff.js';
-import { type Deadline, formatSeconds, sleepUntil } from '../verify/clock.js';
-import type { Endpoint } from '../verify/connect-once.js';
-import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
-import { endpointText, PROGRESS_EVERY_MS } from '../verify/wait-for-endpoint.js';
+import { attemptBudgetMs, backoffDelayMs, PROGRESS_EVERY_MS } from '../reach/backoff.js';
+import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
+import type { Endpoint } from '../reach/endpoint.js';
+import { endpointText } from '../reach/endpoint.js';
+import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
 import {
   encodeMessage,
   MAX_ROSTER_BYTES,

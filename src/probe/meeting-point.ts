@@ -3,7 +3,7 @@
  * computed once for both: the probe port, the job's token, the address the
  * nodes dial (the master's name as torch's store clients resolve it),
  * whether this node hosts the registry (torch's own store-host rule,
- * master-role.ts), and how the registry starts.
+ * store-role.ts), and how the registry starts.
  *
  * The probe port is the rendezvous port itself (SPEC --probe-port): the
  * check runs before torchrun, so on the store host the port is free for
@@ -19,9 +19,9 @@ import { ConfigError } from '../errors.js';
 import type { Family } from '../host/host-facts.js';
 import { familyOf } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
-import type { Endpoint } from '../verify/connect-once.js';
-import type { MasterRole } from '../verify/master-role.js';
-import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
+import type { StoreRole } from '../job/store-role.js';
+import type { Endpoint } from '../reach/endpoint.js';
+import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
 import { type SlurmCredential, slurmMungeSocket } from './munge.js';
 import { checkRegistryBound, type Registry, type Round } from './registry.js';
 import { type ProbeService, startProbeService } from './service.js';
@@ -64,8 +64,8 @@ export async function meetingPoint(input: {
   masterAddresses: readonly string[];
   /** The rendezvous' family. */
   family: Family;
-  /** This node's part in torch's store, as the plan decided it (master-role.ts); null without a master. */
-  role: MasterRole | null;
+  /** This node's part in torch's store, as the plan decided it (store-role.ts); null without a master. */
+  role: StoreRole | null;
   /** --probe-secret-file. */
   secretFile: string | null;
   /** Where $SLURM_CONF is read, under Slurm. */
@@ -192,7 +192,7 @@ export async function startRegistry<R extends Round>(
   } catch (error) {
     registry.close();
     const failure = classifySocketError(error);
-    // torch would become a client of whoever holds the port (master-role.ts clientIfTaken).
+    // torch would become a client of whoever holds the port (store-role.ts clientIfTaken).
     if (failure.error === 'port in use' && meeting.clientIfTaken) return { kind: 'client' };
     return { kind: 'failed', failure };
   }

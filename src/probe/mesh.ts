@@ -22,10 +22,10 @@
  */
 import { sameAddress } from '../host/ip-address.js';
 import type { Logger } from '../log.js';
-import { attemptBudgetMs, backoffDelayMs } from '../verify/backoff.js';
-import { type Deadline, formatSeconds, sleepUntil } from '../verify/clock.js';
-import type { ReachError } from '../verify/reach-error.js';
-import { endpointText, PROGRESS_EVERY_MS } from '../verify/wait-for-endpoint.js';
+import { attemptBudgetMs, backoffDelayMs, PROGRESS_EVERY_MS } from '../reach/backoff.js';
+import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
+import { endpointText } from '../reach/endpoint.js';
+import type { ReachError } from '../reach/reach-error.js';
 import { formatRate, streamTo } from './bandwidth.js';
 import { type DialOutcome, dialOnce } from './dial.js';
 import type { InboundLog } from './inbound-log.js';

@@ -12,10 +12,10 @@
 import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
+import { type Deadline, untilDeadline } from '../reach/clock.js';
+import { endpointText } from '../reach/endpoint.js';
+import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
 import type { Decision } from '../resolve/decision.js';
-import { type Deadline, untilDeadline } from '../verify/clock.js';
-import { classifySocketError, type ReachFailure } from '../verify/reach-error.js';
-import { endpointText } from '../verify/wait-for-endpoint.js';
 import { Admission } from './admission.js';
 import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './bandwidth.js';
 import { newProofKey } from './claim-proof.js';

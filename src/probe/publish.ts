@@ -17,12 +17,13 @@ import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
+import { ATTEMPT_MS } from '../reach/backoff.js';
+import { deadlineIn, formatSeconds, untilDeadline } from '../reach/clock.js';
+import { endpointText } from '../reach/endpoint.js';
+import type { Agreement } from '../resolve/agreement.js';
 import { candidates } from '../resolve/candidates.js';
 import type { ResolveContext } from '../resolve/decision.js';
 import { compareBySpeed } from '../resolve/speed-ranking.js';
-import type { Agreement } from '../resolve/strategies/agree.js';
-import { deadlineIn, formatSeconds, untilDeadline } from '../verify/clock.js';
-import { ATTEMPT_MS, endpointText } from '../verify/wait-for-endpoint.js';
 import { waitingText } from './join.js';
 import type { MeetingPoint } from './meeting-point.js';
 import {

@@ -33,7 +33,7 @@
 import { ConfigError } from '../errors.js';
 import { canonicalAddress, familyOf, withoutZone } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
-import { spreadMs } from '../verify/backoff.js';
+import { spreadMs } from '../reach/backoff.js';
 import type { Admission } from './admission.js';
 import { commonNetworks } from './common-networks.js';
 import { FULL_MESH_MAX_NODES, sampledPartners } from './partners.js';

@@ -9,8 +9,8 @@
  */
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
-import type { Deadline } from '../verify/clock.js';
-import type { ReachFailure } from '../verify/reach-error.js';
+import type { Deadline } from '../reach/clock.js';
+import type { ReachFailure } from '../reach/reach-error.js';
 import type { Admission } from './admission.js';
 import { type JoinOutcome, joinLocally, joinRegistry } from './join.js';
 import { holdCapacity, type MeetingPoint, startRegistry } from './meeting-point.js';

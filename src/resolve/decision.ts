@@ -5,8 +5,8 @@
  */
 import type { Origin } from '../errors.js';
 import type { Family, HostFacts, RouteAnswer } from '../host/host-facts.js';
+import type { Agreement } from './agreement.js';
 import type { NcclRules } from './nccl-pick.js';
-import type { Agreement } from './strategies/agree.js';
 
 export const STRATEGY_NAMES = ['explicit', 'local', 'subnet', 'route', 'speed', 'agree'] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];

@@ -2,14 +2,14 @@ import { NoInterfaceError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { sameAddress } from '../host/ip-address.js';
 import { chain } from './chain.js';
-import type { Decision, ResolveContext, StrategyName } from './decision.js';
+import type { Decision, ResolveContext, StrategyName, TraceEntry } from './decision.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from './interface-table.js';
 import { familyLabel } from './ip-prefix.js';
 import { ncclBindOn } from './nccl-pick.js';
 import { STRATEGIES } from './strategies/index.js';
 
 /**
- * Runs the strategies in order; the first pick wins. NoInterfaceError (exit
+ * Runs the strategies in order; the first pick wins. ChainFailedError (exit
  * 69) when one is fatal or none picks: a one-line message, and the interface
  * table and trace in its details.
  */
@@ -49,9 +49,18 @@ export function runChain(
     'trace:',
     ...traceTable(result.trace),
   ];
-  const error = new NoInterfaceError(message, details);
-  error.trace = result.trace;
-  throw error;
+  throw new ChainFailedError(message, details, result.trace);
+}
+
+/** No strategy picked, or one was fatal (exit 69); the trace up to there, for explain to print. */
+export class ChainFailedError extends NoInterfaceError {
+  constructor(
+    message: string,
+    details: string[],
+    readonly trace: TraceEntry[],
+  ) {
+    super(message, details);
+  }
 }
 
 /** Why the decision's address is not the one the strategy named: NCCL's walk (nccl-pick.ts) decides. */

@@ -10,7 +10,7 @@
  */
 import { createServer } from 'node:net';
 import type { Family } from '../host/host-facts.js';
-import { classifySocketError, type ReachFailure } from './reach-error.js';
+import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
 
 export type BindOutcome = { ok: true } | ({ ok: false; address: string } & ReachFailure);
 

@@ -5,8 +5,8 @@
  * that `check --json` can print every peer's result even on failure.
  */
 import { UnreachableError } from '../errors.js';
-import type { PeerResult, VerifyReport } from './verify.js';
-import { endpointText } from './wait-for-endpoint.js';
+import { endpointText } from '../reach/endpoint.js';
+import type { PeerResult, VerifyReport } from './report.js';
 
 export class VerificationFailedError extends UnreachableError {
   readonly report: VerifyReport;

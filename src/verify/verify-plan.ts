@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
 import type { Plan } from '../plan.js';
 import { VerificationFailedError } from './failure.js';
-import type { VerifyReport } from './verify.js';
+import type { VerifyReport } from './report.js';
 
 export async function verifyPlan(
   plan: Plan,

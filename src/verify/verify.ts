@@ -9,36 +9,32 @@
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
+import type { StoreRole } from '../job/store-role.js';
 import type { Logger } from '../log.js';
-import type { Options } from '../options/option-table.js';
 import type { MeetingPoint } from '../probe/meeting-point.js';
-import { type ProbePeersOutcome, probePeers, type RendezvousOutcome } from '../probe/peers.js';
+import { type ProbePeersOutcome, probePeers } from '../probe/peers.js';
+import { ATTEMPT_MS } from '../reach/backoff.js';
+import { type Deadline, deadlineIn, formatSeconds } from '../reach/clock.js';
+import { endpointText } from '../reach/endpoint.js';
 import type { Decision } from '../resolve/decision.js';
 import { checkLocal } from './check-local.js';
 import { checkStorePort } from './check-store-port.js';
-import { type Deadline, deadlineIn, formatSeconds } from './clock.js';
 import { failureOf } from './failure.js';
-import type { MasterRole } from './master-role.js';
-import {
-  ATTEMPT_MS,
-  endpointText,
-  type WaitOutcome,
-  waitForEndpoint,
-  waitForStore,
-} from './wait-for-endpoint.js';
+import type { PeerResult, VerifyLevel, VerifyReport } from './report.js';
+import { type WaitOutcome, waitForEndpoint, waitForStore } from './wait-for-endpoint.js';
 
 export { VerificationFailedError } from './failure.js';
 
 export interface VerifyInput {
-  level: Options['verify'];
+  level: VerifyLevel;
   decision: Decision;
   job: JobShape;
   facts: HostFacts;
   timeoutMs: number;
   /** --peers (already expanded): restricts --verify peers to these hosts; empty: every node that registers. */
   peers: string[];
-  /** This node's part in torch's store, as the plan decided it (master-role.ts); null without a master. */
-  role: MasterRole | null;
+  /** This node's part in torch's store, as the plan decided it (store-role.ts); null without a master. */
+  role: StoreRole | null;
   /** Where the nodes meet at --verify peers, as the plan computed it (probe/meeting-point.ts); null: no probe. */
   meeting: MeetingPoint | null;
   logger: Logger;
@@ -60,57 +56,13 @@ export interface VerifyInput {
   bandwidthWindowMs?: number;
 }
 
-export interface PeerResult {
-  peer: string;
-  address: string | null;
-  port: number;
-  ok: boolean;
-  /** refused, unreachable, timed out, wrong source address, ... (ReachError) */
-  error: string | null;
-  /** The source address the other side saw, for peers. */
-  seenSource: string | null;
-  /** Probe only: the throughput this node measured to this peer (next in ring order), Mbit/s. */
-  bandwidthMbps: number | null;
-  elapsedMs: number;
-  /**
-   * bind: the master node's rendezvous port; connect: a worker to the master;
-   * listen: a probe service of this node; register: with the master's probe
-   * service (a node that never came is named here); probe: the mesh, both ways.
-   */
-  check: 'bind' | 'connect' | 'data path' | 'listen' | 'register' | 'probe';
-  /** The errno or what was seen behind `error`, e.g. ECONNREFUSED, "no answer in 5s". */
-  detail: string | null;
-  /** Probe only: the peer → this node leg; `ok` above covers both legs. */
-  inbound: {
-    ok: boolean;
-    error: string | null;
-    detail: string | null;
-    source: string | null;
-    /** What the peer measured to this node (we are its next in ring order), Mbit/s. */
-    bandwidthMbps: number | null;
-  } | null;
-}
-
-export interface VerifyReport {
-  level: VerifyInput['level'];
-  ok: boolean;
-  warnings: string[];
-  results: PeerResult[];
-  /** --verify peers: how many nodes came, of the job's MAX, and whether this one came late; else null. */
-  rendezvous: RendezvousOutcome | null;
-  /** The interface and address every check ran over. */
-  interface: string;
-  localAddress: string;
-  elapsedMs: number;
-}
-
 /**
  * Returns the report (warnings included, for the caller to log); throws
  * VerificationFailedError, an UnreachableError (exit 75) carrying the same
  * report, when a check fails.
  */
 export async function verify(input: VerifyInput): Promise<VerifyReport> {
-  const { decision, job } = input;
+  const { decision } = input;
   const deadline = deadlineIn(input.timeoutMs);
   const report: VerifyReport = {
     level: input.level,
@@ -144,13 +96,13 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
 }
 
 /**
- * The store host (by torch's rule, master-role.ts) binds the rendezvous
+ * The store host (by torch's rule, store-role.ts) binds the rendezvous
  * port; at level master, every other node connects to it, as does a store
  * host whose port is taken where torch would then join as a client.
  */
 async function checkMaster(
   input: VerifyInput,
-  role: MasterRole | null,
+  role: StoreRole | null,
   deadline: Deadline,
   warnings: string[],
 ): Promise<PeerResult[]> {
@@ -166,7 +118,7 @@ async function checkMaster(
       input.masterFamily ?? decision.family,
     );
     // Where torch only guessed the role, a taken port makes it a client of
-    // whoever holds it (master-role.ts); it is checked as one below.
+    // whoever holds it (store-role.ts); it is checked as one below.
     clientOf = !bound.ok && bound.error === 'port in use' ? role.clientIfTaken : null;
     if (clientOf === null) {
       return [

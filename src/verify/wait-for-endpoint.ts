@@ -7,18 +7,15 @@
  * torch's TCPStore client does.
  */
 import type { Logger } from '../log.js';
-import { attemptBudgetMs, backoffDelayMs } from './backoff.js';
-import { type Deadline, formatSeconds, sleepUntil } from './clock.js';
-import { type ConnectOutcome, connectOnce, type Endpoint } from './connect-once.js';
-
-/**
- * Linux retransmits an unanswered SYN after 1s and then 3s (initial RTO of
- * 1s, doubling; RFC 6298 §2), so a 5s attempt survives two lost SYNs before
- * we start over with a fresh socket.
- */
-export const ATTEMPT_MS = 5_000;
-/** SPEC: "While waiting it logs progress". */
-export const PROGRESS_EVERY_MS = 5_000;
+import {
+  ATTEMPT_MS,
+  attemptBudgetMs,
+  backoffDelayMs,
+  PROGRESS_EVERY_MS,
+} from '../reach/backoff.js';
+import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
+import { type ConnectOutcome, connectOnce } from '../reach/connect-once.js';
+import { type Endpoint, endpointText } from '../reach/endpoint.js';
 
 export interface WaitOptions {
   target: Endpoint;
@@ -134,11 +131,4 @@ async function waitInRounds(
     clearInterval(progress);
   }
   return { outcome: last, attempts, elapsedMs: deadline.elapsedMs() };
-}
-
-/** 198.18.10.1:29500, [2001:db8::1]:29500 */
-export function endpointText(endpoint: Endpoint): string {
-  return endpoint.address.includes(':')
-    ? `[${endpoint.address}]:${endpoint.port}`
-    : `${endpoint.address}:${endpoint.port}`;
 }

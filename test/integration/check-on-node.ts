@@ -11,7 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { VerifyReport } from '../../src/verify/verify.js';
+import type { VerifyReport } from '../../src/verify/report.js';
 import type { Lab } from '../lab/netns.js';
 
 const CLI = fileURLToPath(new URL('../../bin/nccl-run.js', import.meta.url));

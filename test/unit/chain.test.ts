@@ -3,11 +3,10 @@
  * interface each one gets, by which strategy, and what the trace says.
  */
 import { describe, expect, it } from 'vitest';
-import { NoInterfaceError } from '../../src/errors.js';
 import type { RouteAnswer } from '../../src/host/host-facts.js';
 import type { ResolveContext, StrategyName, TraceEntry } from '../../src/resolve/decision.js';
 import { buildExcludes } from '../../src/resolve/excludes.js';
-import { runChain } from '../../src/resolve/run-chain.js';
+import { ChainFailedError, runChain } from '../../src/resolve/run-chain.js';
 import { DEFAULT_CHAIN } from '../../src/resolve/strategies/index.js';
 import {
   FIXTURES,
@@ -233,14 +232,14 @@ describe('when no interface can be chosen', () => {
     fixture: FixtureName,
     context: Partial<ResolveContext>,
     names = DEFAULT_CHAIN,
-  ): NoInterfaceError {
+  ): ChainFailedError {
     try {
       runChain(names, loadFacts(fixture), makeContext(context));
     } catch (error) {
-      if (error instanceof NoInterfaceError) return error;
+      if (error instanceof ChainFailedError) return error;
       throw error;
     }
-    throw new Error('expected NoInterfaceError');
+    throw new Error('expected ChainFailedError');
   }
 
   it('prints the interface table and the trace for a link-local-only host', () => {

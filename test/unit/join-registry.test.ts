@@ -11,7 +11,7 @@ import { joinRegistry } from '../../src/probe/join.js';
 import type { Register } from '../../src/probe/protocol.js';
 import { Registry } from '../../src/probe/registry.js';
 import { type ProbeService, startProbeService } from '../../src/probe/service.js';
-import { deadlineIn } from '../../src/verify/clock.js';
+import { deadlineIn } from '../../src/reach/clock.js';
 import { registration } from '../fixtures/registration.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
+import { storeRole } from '../../src/job/store-role.js';
 import { meetingPoint, membershipLine } from '../../src/probe/meeting-point.js';
 import { jobToken } from '../../src/probe/token.js';
-import { masterRole } from '../../src/verify/master-role.js';
 import { makeJob } from '../fixtures/job-shape.js';
 
 const parts = { master: { host: 'node01', port: 29500 }, jobId: '7002', probePort: 29500 };
@@ -33,7 +33,7 @@ const meet = async (secretFile: string | null) => {
     probePort: 29500,
     masterAddresses: ['127.0.0.1'],
     family: 'ipv4',
-    role: await masterRole(job, master, ['127.0.0.1'], facts, 'ipv4'),
+    role: await storeRole(job, master, ['127.0.0.1'], facts, 'ipv4'),
     secretFile,
     env: {},
   });

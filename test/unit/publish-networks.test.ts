@@ -8,9 +8,9 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { UnreachableError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
+import { storeRole } from '../../src/job/store-role.js';
 import { meetingPoint } from '../../src/probe/meeting-point.js';
 import { type PublishInput, publishNetworks } from '../../src/probe/publish.js';
-import { masterRole } from '../../src/verify/master-role.js';
 import { makeContext } from '../fixtures/facts/facts-fixtures.js';
 import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
 
@@ -66,7 +66,7 @@ async function node(
       probePort,
       masterAddresses: ['127.0.0.1'],
       family: 'ipv4',
-      role: await masterRole(
+      role: await storeRole(
         job,
         job.master as NonNullable<typeof job.master>,
         ['127.0.0.1'],

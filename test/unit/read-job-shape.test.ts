@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterInfo } from '../../src/cluster/schedulers.js';
+import type { ClusterInfo } from '../../src/cluster/scheduler.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
 import type { JobShape } from '../../src/job/job-shape.js';
 import { readJobShape } from '../../src/job/read-job-shape.js';

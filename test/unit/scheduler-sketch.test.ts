@@ -9,12 +9,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  type ClusterInfo,
-  detectCluster,
-  SCHEDULERS,
-  type Scheduler,
-} from '../../src/cluster/schedulers.js';
+import type { ClusterInfo, Scheduler } from '../../src/cluster/scheduler.js';
+import { detectCluster, SCHEDULERS } from '../../src/cluster/schedulers.js';
 import { readJobShape } from '../../src/job/read-job-shape.js';
 
 const pbs: Scheduler = {

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { HostFacts, InterfaceFacts } from '../../src/host/host-facts.js';
 import { commonNetworks } from '../../src/probe/common-networks.js';
 import type { PublishedNetwork } from '../../src/probe/protocol.js';
-import { type Agreement, agree, type NetworkTable } from '../../src/resolve/strategies/agree.js';
+import type { Agreement, NetworkTable } from '../../src/resolve/agreement.js';
+import { agree } from '../../src/resolve/strategies/agree.js';
 import { makeContext } from '../fixtures/facts/facts-fixtures.js';
 
 function nic(

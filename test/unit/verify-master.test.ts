@@ -9,10 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT, UnresolvableMasterError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
 import type { JobShape } from '../../src/job/job-shape.js';
-import { MIN_ATTEMPT_MS } from '../../src/verify/backoff.js';
+import { storeRole } from '../../src/job/store-role.js';
+import { MIN_ATTEMPT_MS } from '../../src/reach/backoff.js';
+import { deadlineIn } from '../../src/reach/clock.js';
 import { checkStorePort } from '../../src/verify/check-store-port.js';
-import { deadlineIn } from '../../src/verify/clock.js';
-import { masterRole } from '../../src/verify/master-role.js';
 import { VerificationFailedError, type VerifyInput, verify } from '../../src/verify/verify.js';
 import { waitForEndpoint, waitForStore } from '../../src/verify/wait-for-endpoint.js';
 import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
@@ -205,7 +205,7 @@ describe('waitForStore: the master’s addresses in turn, as torch’s TCPStore 
   });
 });
 
-describe('masterRole: the store host by torch’s own rule', () => {
+describe('storeRole: the store host by torch’s own rule', () => {
   const endpoint = (host: string) => ({ host, port: 29500, ...endpointOrigins('test') });
   const rank = (value: number) => ({ nodeRank: { value, origin: originNamed('test') } });
   // c10d asks getaddrinfo(hostname): `localhost` resolves through /etc/hosts alone.
@@ -283,9 +283,9 @@ describe('masterRole: the store host by torch’s own rule', () => {
       { role: 'worker', address: '198.18.10.2' },
     ],
   ])('%s', async (_case, host, extra, role) => {
-    expect(
-      await masterRole(job(host, 29500, extra), endpoint(host), [host], local, 'ipv4'),
-    ).toEqual(role);
+    expect(await storeRole(job(host, 29500, extra), endpoint(host), [host], local, 'ipv4')).toEqual(
+      role,
+    );
   });
 
   it.each<[string, Partial<JobShape>, RegExp]>([
@@ -302,7 +302,7 @@ describe('masterRole: the store host by torch’s own rule', () => {
   ])(
     '%s hosts the store even when the address is not its own, with a warning',
     async (_case, extra, warning) => {
-      const role = await masterRole(
+      const role = await storeRole(
         job('198.18.10.1', 29500, extra),
         endpoint('198.18.10.1'),
         ['198.18.10.1'],
@@ -315,7 +315,7 @@ describe('masterRole: the store host by torch’s own rule', () => {
   );
 
   it('takes the first address of the chosen family among those given', async () => {
-    const role = await masterRole(
+    const role = await storeRole(
       job('m', 29500, rank(1)),
       endpoint('m'),
       ['2001:db8::1', '198.18.10.1'],
@@ -324,7 +324,7 @@ describe('masterRole: the store host by torch’s own rule', () => {
     );
     expect(role).toEqual({ role: 'worker', address: '198.18.10.1' });
     await expect(
-      masterRole(job('m', 29500), endpoint('m'), ['2001:db8::1'], loFacts, 'ipv4'),
+      storeRole(job('m', 29500), endpoint('m'), ['2001:db8::1'], loFacts, 'ipv4'),
     ).rejects.toThrow(
       new UnresolvableMasterError('the master m has no ipv4 address (it resolves to 2001:db8::1)'),
     );

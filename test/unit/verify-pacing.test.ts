@@ -7,8 +7,8 @@ import {
   BACKOFF_CAP_MS,
   backoffDelayMs,
   MIN_ATTEMPT_MS,
-} from '../../src/verify/backoff.js';
-import { classifySocketError } from '../../src/verify/reach-error.js';
+} from '../../src/reach/backoff.js';
+import { classifySocketError } from '../../src/reach/reach-error.js';
 
 describe('backoffDelayMs', () => {
   it('stays within [0, min(cap, base·2^attempt)) for any random draw', () => {

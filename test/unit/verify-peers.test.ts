@@ -13,12 +13,8 @@ import { localPortRange } from '../../src/probe/port-range.js';
 import { Registry } from '../../src/probe/registry.js';
 import { startProbeService } from '../../src/probe/service.js';
 import { jobToken } from '../../src/probe/token.js';
-import {
-  VerificationFailedError,
-  type VerifyInput,
-  type VerifyReport,
-  verify,
-} from '../../src/verify/verify.js';
+import type { VerifyReport } from '../../src/verify/report.js';
+import { VerificationFailedError, type VerifyInput, verify } from '../../src/verify/verify.js';
 import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
 import { asPlanned } from '../fixtures/verify-meeting.js';
 

@@ -1,4 +1,13 @@
 /**
+ * Linux retransmits an unanswered SYN after 1s and then 3s (initial RTO of
+ * 1s, doubling; RFC 6298 §2), so a 5s attempt survives two lost SYNs before
+ * we start over with a fresh socket.
+ */
+export const ATTEMPT_MS = 5_000;
+/** SPEC: "While waiting it logs progress". */
+export const PROGRESS_EVERY_MS = 5_000;
+
+/**
  * Retry pacing for the master connect and the peer probe: exponential
  * backoff with "full jitter" (AWS Architecture Blog, "Exponential Backoff
  * And Jitter"): a uniform delay in [0, min(cap, base * 2^attempt)], so that

@@ -7,12 +7,8 @@
  */
 import { connect } from 'node:net';
 import { formatSeconds } from './clock.js';
+import type { Endpoint } from './endpoint.js';
 import { classifySocketError, type ReachFailure } from './reach-error.js';
-
-export interface Endpoint {
-  address: string;
-  port: number;
-}
 
 export type ConnectOutcome = { ok: true } | ({ ok: false } & ReachFailure);
 

@@ -19,9 +19,9 @@ import { storeHostRule } from '../env/c10d-store-host.js';
 import { UnresolvableMasterError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { familyOf, interfaceHolding, isLoopbackAddress } from '../host/ip-address.js';
-import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
+import type { JobShape, RendezvousEndpoint } from './job-shape.js';
 
-export type MasterRole =
+export type StoreRole =
   /**
    * This node runs the store: bind-check `address` (null: only the
    * wildcard). `clientIfTaken`: where torch inferred the role, it becomes a
@@ -38,13 +38,13 @@ export type MasterRole =
     }
   | { role: 'worker'; address: string };
 
-export async function masterRole(
+export async function storeRole(
   job: JobShape,
   master: RendezvousEndpoint,
   resolved: readonly string[],
   facts: HostFacts,
   family: Family,
-): Promise<MasterRole> {
+): Promise<StoreRole> {
   const wanted = resolved.filter((address) => familyOf(address) === family);
   const [first] = wanted;
   if (first === undefined) {
@@ -52,7 +52,7 @@ export async function masterRole(
       `the master ${master.host} has no ${family} address (it resolves to ${resolved.join(', ') || 'nothing'})`,
     );
   }
-  const worker: MasterRole = { role: 'worker', address: first };
+  const worker: StoreRole = { role: 'worker', address: first };
   // The store binds the wildcard; the endpoint's own address is bound first
   // when it is this node's, so a failure names the address workers dial.
   const ownMaster =
