@@ -7,7 +7,7 @@
  * - ESM for Node 20, built from the TypeScript sources (no tsc step needed);
  *   bin/ loads a CommonJS build of the same program (buildBin, below).
  * - What the normal build reads from the package folder at run time is
- *   inlined with esbuild `define`: the version (src/version.ts) and the
+ *   inlined with esbuild `define`: the version (src/package-version.ts) and the
  *   template files of `nccl-run init` (src/templates/init.ts).
  * - pino and pino-pretty, which log.ts requires at the first log line, are
  *   bundled like the rest: esbuild runs a bundled CommonJS module's body at
@@ -146,7 +146,7 @@ export async function buildBin({ outdir = BIN_DIR } = {}) {
     entryPoints: [join(root, 'src/cli/entry.ts')],
     format: 'cjs',
     outfile: join(outdir, 'nccl-run.cjs'),
-    // Both builds inline what version.ts and templates/init.ts would read
+    // Both builds inline what package-version.ts and templates/init.ts would read
     // relative to import.meta.url, so that branch is never reached here.
     define: { ...buildOptions().define, 'import.meta.url': 'undefined' },
   });

@@ -9,34 +9,35 @@
  * Verification and launch happen in main, after whatever the command prints.
  */
 import { detectCluster } from './cluster/schedulers.js';
-import { type MachineNames, machineNames, storeHostQuestion } from './env/c10d-store-host.js';
 import { decideVariables, type Variables } from './env/decide-variables.js';
 import { userValue } from './env/exported-variables.js';
 import { otherMasterAddr } from './env/master-network.js';
 import { ncclPicture } from './env/nccl-picture.js';
-import { ConfigError, type Origin, originText } from './errors.js';
+import { ConfigError } from './errors.js';
 import type { Family, HostFacts, RouteAnswer } from './host/host-facts.js';
 import { familyOf, isLinkLocalAddress } from './host/ip-address.js';
-import { type NcclConf, readNcclConf } from './host/nccl-conf.js';
 import { readHostFacts } from './host/read-host-facts.js';
+import { addressesOf, resolveMaster } from './host/resolve-name.js';
 import { routeTo } from './host/routes.js';
 import type { JobShape, RendezvousEndpoint } from './job/job-shape.js';
 import { readJobShape } from './job/read-job-shape.js';
 import { endpointSource } from './job/rendezvous-master.js';
-import { type StoreRole, storeRole } from './job/store-role.js';
-import { otherVersionWarning } from './job/torchrun-args.js';
-import { torchrunTable } from './job/torchrun-options.js';
+import { type StoreRole, storeHostQuestion, storeRole } from './job/store-role.js';
 import type { Logger } from './log.js';
+import { type NcclConf, readNcclConf } from './nccl/nccl-conf.js';
+import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './nccl/nccl-pick.js';
+import { unseenNcclSettings } from './nccl/unseen-settings.js';
 import { optionOrigin, type Settled } from './options/settle-options.js';
+import { type Origin, originText } from './origin.js';
 import type { MeetingPoint } from './probe/meeting-point.js';
 import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js';
 import { buildExcludes } from './resolve/excludes.js';
-import { addressesOf, resolveMaster } from './resolve/master.js';
-import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './resolve/nccl-pick.js';
 import { ChainFailedError, runChain } from './resolve/run-chain.js';
 import { isSingleNode } from './resolve/strategies/local.js';
 import { readStack, type Stack } from './stack/read-stack.js';
-import { unseenNcclSettings } from './stack/unseen-settings.js';
+import { type MachineNames, machineNames } from './torch/store-host-rule.js';
+import { otherVersionWarning } from './torch/torchrun-args.js';
+import { torchrunTable } from './torch/torchrun-table.js';
 import { assessTransport, type Transport } from './transport/assess-transport.js';
 
 /** The rendezvous endpoint (job-shape.ts), with every address its host resolves to. */
@@ -62,7 +63,7 @@ export interface Plan {
     source: string;
     rules: NcclRules;
     pick: NcclBind | null;
-    /** What NCCL may read that nccl-run cannot see (stack/unseen-settings.ts). */
+    /** What NCCL may read that nccl-run cannot see (nccl/unseen-settings.ts). */
     unseen: string[];
   };
   /** What NCCL and Gloo would bind if nccl-run set nothing (SPEC "Outputs"). */

@@ -3,12 +3,13 @@
  * settled options, its logger, and the plan, which every command makes from
  * the same facts (SPEC "The stack"): only what a command prints differs.
  */
-import type { TorchrunArgs } from '../job/torchrun-args.js';
+
 import type { HandoverTarget } from '../launch/hand-over.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
 import { type Settled, settleOptions } from '../options/settle-options.js';
 import { makePlan, type Plan } from '../plan.js';
+import type { TorchrunArgs } from '../torch/torchrun-args.js';
 import type { FailureLog } from './report-failure.js';
 import type { SplitArgv } from './split-argv.js';
 

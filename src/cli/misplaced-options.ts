@@ -9,9 +9,9 @@
  * are the script's and are never looked at.
  */
 import { UsageError } from '../errors.js';
-import { parseTorchrunArgs, type TorchrunArgs } from '../job/torchrun-args.js';
-import { UNION_TABLE } from '../job/torchrun-options.js';
 import { COMMAND_FLAGS, OPTIONS } from '../options/option-table.js';
+import { parseTorchrunArgs, type TorchrunArgs } from '../torch/torchrun-args.js';
+import { UNION_TABLE } from '../torch/torchrun-table.js';
 import type { SplitArgv } from './split-argv.js';
 
 const OWN_OPTIONS = Object.keys({ ...OPTIONS, ...COMMAND_FLAGS }).map((name) => `--${name}`);

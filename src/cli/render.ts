@@ -5,13 +5,14 @@
  */
 
 import { formatEnv, shellQuote } from '../env/format-env.js';
-import { type NcclRunError, whereSet } from '../errors.js';
+import type { NcclRunError } from '../errors.js';
 import { endpointSource } from '../job/rendezvous-master.js';
+import type { NcclBind } from '../nccl/nccl-pick.js';
+import { whereSet } from '../origin.js';
 import type { Learned, Plan } from '../plan.js';
 import type { MeetingPoint } from '../probe/meeting-point.js';
 import { endpointText } from '../reach/endpoint.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
-import type { NcclBind } from '../resolve/nccl-pick.js';
 import { dataPlaneSummary, transportJson, transportLines } from '../transport/transport-text.js';
 import type { VerifyReport } from '../verify/report.js';
 

@@ -8,11 +8,12 @@
  * own settings first, then the host, then the job's addresses.
  */
 
-import type { Origin } from '../errors.js';
 import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
+import { c10dStoreHostWarning } from '../job/store-role.js';
+import type { Origin } from '../origin.js';
 import type { ExcludeRule } from '../resolve/decision.js';
 import { isSingleNode } from '../resolve/strategies/local.js';
-import { c10dStoreHostWarning, type MachineNames } from './c10d-store-host.js';
+import type { MachineNames } from '../torch/store-host-rule.js';
 import { type ExportInput, keptWarnings, settleVariables } from './exported-variables.js';
 import { fasterInterfaceWarning } from './faster-interface.js';
 import { coverageWarnings } from './interface-coverage.js';

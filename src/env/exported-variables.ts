@@ -15,13 +15,13 @@
  * nccl-run checked.
  */
 
-import type { Origin } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
+import { ncclHonoursIfname } from '../nccl/nccl-ifname.js';
+import { SOCKET_FAMILY } from '../nccl/nccl-pick.js';
 import type { Options } from '../options/option-table.js';
+import type { Origin } from '../origin.js';
 import type { Decision } from '../resolve/decision.js';
-import { ncclHonoursIfname } from '../resolve/nccl-ifname.js';
-import { SOCKET_FAMILY } from '../resolve/nccl-pick.js';
 import { checkGlooIfname } from './gloo-ifname.js';
 
 export interface ExportInput {

@@ -17,12 +17,13 @@
  * memcmp of the addresses; the Gloo oracle sees the same in 1.13 and 2.6).
  */
 import { isIP } from 'node:net';
-import { ConfigError, type Origin, whereSet } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import { familyOf, isLinkLocalAddress, isLoopbackAddress } from '../host/ip-address.js';
+import { isUp } from '../host/link-state.js';
+import { parseNcclIfname } from '../nccl/nccl-ifname.js';
+import { type Origin, whereSet } from '../origin.js';
 import { glooInterfaceAddress, glooInterfaceNames } from '../resolve/gloo-pick.js';
-import { parseNcclIfname } from '../resolve/nccl-ifname.js';
-import { isUp } from '../resolve/usable.js';
 
 export interface GlooCheckContext {
   /** The NCCL_SOCKET_IFNAME the job will run with (the user's, kept, or nccl-run's). */

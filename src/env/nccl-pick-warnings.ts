@@ -1,18 +1,18 @@
 /**
  * SPEC "Warnings" about what NCCL itself will do with the job's variables
- * (its pick, modelled by resolve/nccl-pick.ts): a kept NCCL_SOCKET_IFNAME
+ * (its pick, modelled by nccl/nccl-pick.ts): a kept NCCL_SOCKET_IFNAME
  * under which NCCL binds an interface that does not reach the master;
  * NCCL_COMM_ID, which moves NCCL's bootstrap; and an interface whose first
  * address, the one NCCL binds, is not the one on the master's network.
  */
 
-import { type Origin, whereSet } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { familyOf, isLinkLocalAddress, prefixContains, sameAddress } from '../host/ip-address.js';
+import { isUp } from '../host/link-state.js';
+import type { NcclBind, NcclSettings } from '../nccl/nccl-pick.js';
+import { type Origin, whereSet } from '../origin.js';
 import { familyLabel, networkOf } from '../resolve/ip-prefix.js';
-import type { NcclBind, NcclSettings } from '../resolve/nccl-pick.js';
 import type { Reach } from '../resolve/reach-master.js';
-import { isUp } from '../resolve/usable.js';
 
 export interface NcclPickFacts {
   facts: HostFacts;

@@ -5,12 +5,12 @@
  * pick. Pure: plan.ts reads the files and resolves the names.
  */
 
-import type { Origin } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
-import type { NcclConf } from '../host/nccl-conf.js';
+import type { NcclConf } from '../nccl/nccl-conf.js';
+import { type NcclBind, ncclPick, ncclSettings } from '../nccl/nccl-pick.js';
+import type { Origin } from '../origin.js';
 import type { Decision, ResolveContext } from '../resolve/decision.js';
 import { glooPick } from '../resolve/gloo-pick.js';
-import { type NcclBind, ncclPick, ncclSettings } from '../resolve/nccl-pick.js';
 import { reachMaster } from '../resolve/reach-master.js';
 import { userValue } from './exported-variables.js';
 import { bindAddressWarning, ncclSettingWarnings } from './nccl-pick-warnings.js';

@@ -116,7 +116,7 @@ export interface HostFacts {
   /**
    * In the kernel's order (ifindex), each with its addresses in the kernel's
    * order within a family (IPv4: primaries as added, then secondaries; IPv6: by scope,
-   * newest first): getifaddrs' order, by which NCCL picks (resolve/nccl-pick.ts).
+   * newest first): getifaddrs' order, by which NCCL picks (nccl/nccl-pick.ts).
    */
   interfaces: InterfaceFacts[];
   /** The routing table; used to answer "which interface reaches X" when replaying a snapshot. */

@@ -1,5 +1,4 @@
-import type { Origin } from '../errors.js';
-import type { Setting } from './setting.js';
+import type { Origin, Setting } from '../origin.js';
 
 /**
  * The job's shape as torchrun itself would see it: from its argv, then
@@ -43,11 +42,11 @@ export interface JobShape {
    */
   isHost: boolean | null;
   /**
-   * --rdzv-conf last_call_timeout, in seconds, when given: how long an
-   * elastic rendezvous waits once MIN nodes are there (dynamic_rendezvous.py;
-   * torch's default is 30 s).
+   * --rdzv-conf last_call_timeout, in seconds, else torch's default: how
+   * long an elastic rendezvous waits once MIN nodes are there
+   * (dynamic_rendezvous.py).
    */
-  lastCallTimeoutS?: number;
+  lastCallTimeoutS: number;
   /** PET_* variables filled in from the cluster, to export (SPEC "What it exports"). */
   fill: Record<string, string>;
   /** Hosts for `--verify peers` from the cluster (Slurm node list), if any. */

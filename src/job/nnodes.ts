@@ -3,7 +3,7 @@
  * torch/distributed/run.py (`N` or `MIN:MAX`, each through int()), then
  * `assert 0 < min_nodes <= max_nodes` in `config_from_args`.
  */
-import { parsePythonInt } from './python-builtins.js';
+import { parsePythonInt } from '../torch/python-builtins.js';
 
 export type NnodesReading = { min: number; max: number; problem?: undefined } | { problem: string };
 

@@ -7,16 +7,21 @@
  */
 
 import type { ClusterInfo } from '../cluster/scheduler.js';
-import { badValue, type Origin } from '../errors.js';
+import { badValue } from '../errors.js';
+import type { Origin, Setting } from '../origin.js';
+import { parsePythonInt } from '../torch/python-builtins.js';
+import { parseTorchrunArgs, type TorchrunArgs } from '../torch/torchrun-args.js';
+import {
+  checkTorchrunEnvironment,
+  torchrunFlag,
+  torchrunSetting,
+} from '../torch/torchrun-environment.js';
+import { type TorchrunTable, UNION_TABLE } from '../torch/torchrun-table.js';
 import type { JobShape } from './job-shape.js';
 import { readNnodes } from './nnodes.js';
-import { parsePythonInt } from './python-builtins.js';
 import { readIsHost, readRendezvousConfig } from './rendezvous-config.js';
 import { readMaster } from './rendezvous-master.js';
-import { clusterSetting, defaultSetting, type Setting } from './setting.js';
-import { parseTorchrunArgs, type TorchrunArgs } from './torchrun-args.js';
-import { checkTorchrunEnvironment, torchrunFlag, torchrunSetting } from './torchrun-environment.js';
-import { type TorchrunTable, UNION_TABLE } from './torchrun-options.js';
+import { clusterSetting, defaultSetting } from './setting.js';
 
 /**
  * Reads the job's shape from torchrun's argv, PET_*, MASTER_*, the cluster
@@ -41,7 +46,7 @@ export function readJobShape(
   const rdzvBackend = standalone || localC10d ? 'c10d' : readBackend(args, env);
 
   const isHost = readRendezvousHost(args, env, rdzvBackend);
-  const lastCallTimeoutS = readLastCall(args, env);
+  const lastCallTimeoutS = readLastCall(args, env) ?? args.table.defaults.lastCallTimeoutS;
   // Like --standalone, 2.14's local c10d makes its own endpoint on localhost:0.
   const master = readMaster(
     args,
@@ -70,7 +75,7 @@ export function readJobShape(
     jobId: cluster?.jobId ?? null,
     nodeName: cluster?.nodeName ?? null,
     isHost,
-    ...(lastCallTimeoutS !== null && { lastCallTimeoutS }),
+    lastCallTimeoutS,
   };
 }
 
@@ -130,10 +135,10 @@ function readLocalAddr(args: TorchrunArgs, env: NodeJS.ProcessEnv): JobShape['lo
   return setting;
 }
 
-/** run.py: --rdzv-backend defaults to static; any other name is a registered backend. */
+/** Any name but the default's is a registered backend. */
 function readBackend(args: TorchrunArgs, env: NodeJS.ProcessEnv): string {
   const backend = torchrunSetting(args, env, 'rdzv_backend');
-  if (backend === null) return 'static';
+  if (backend === null) return args.table.defaults.rdzvBackend;
   if (backend.value === '') {
     throw badValue(
       backend.origin,
@@ -167,11 +172,10 @@ function readNodeCount(
   env: NodeJS.ProcessEnv,
   cluster: ClusterInfo | null,
 ): { min: number; max: number; value: string; origin: Origin; fromCluster: boolean } {
-  // run.py: --nnodes defaults to "1:1".
   const setting: Setting =
     torchrunSetting(args, env, 'nnodes') ??
     clusterSetting(cluster, cluster?.nnodes) ??
-    defaultSetting('1:1');
+    defaultSetting(args.table.defaults.nnodes);
   const reading = readNnodes(setting.value);
   if (reading.problem !== undefined) throw badValue(setting.origin, setting.value, reading.problem);
   return {
@@ -183,7 +187,7 @@ function readNodeCount(
   };
 }
 
-/** run.py: --node-rank defaults to 0; only the static backend uses it, elastic ones assign ranks. */
+/** Only the static backend uses --node-rank; elastic ones assign ranks. */
 function readNodeRank(
   args: TorchrunArgs,
   env: NodeJS.ProcessEnv,
@@ -193,7 +197,7 @@ function readNodeRank(
   const setting =
     torchrunSetting(args, env, 'node_rank') ??
     clusterSetting(cluster, cluster?.nodeRank) ??
-    (isStatic ? defaultSetting('0') : null);
+    (isStatic ? defaultSetting(String(args.table.defaults.nodeRank)) : null);
   if (setting === null) return null;
   const value = parsePythonInt(setting.value);
   if (value === null || value < 0) {

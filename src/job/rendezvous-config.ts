@@ -5,7 +5,7 @@
  * the c10d backend uses instead of guessing from the endpoint whether this
  * node hosts the store.
  */
-import { pythonStrip } from './python-builtins.js';
+import { pythonStrip } from '../torch/python-builtins.js';
 
 export type ConfigReading =
   | { pairs: Record<string, string>; problem?: undefined }

@@ -4,7 +4,7 @@
  * then checked for what torch accepts but cannot use.
  */
 import { isIP } from 'node:net';
-import { pythonStrip } from './python-builtins.js';
+import { pythonStrip } from '../torch/python-builtins.js';
 
 export type EndpointReading =
   | { host: string; port: number | null; problem?: undefined }

@@ -5,13 +5,14 @@
  * `parse_rendezvous_endpoint` and its own default port.
  */
 import type { ClusterInfo } from '../cluster/scheduler.js';
-import { badValue, type Origin } from '../errors.js';
+import { badValue } from '../errors.js';
+import type { Origin, Setting } from '../origin.js';
+import { parsePythonInt } from '../torch/python-builtins.js';
+import type { TorchrunArgs } from '../torch/torchrun-args.js';
+import { torchrunSetting } from '../torch/torchrun-environment.js';
 import type { RendezvousEndpoint } from './job-shape.js';
-import { parsePythonInt } from './python-builtins.js';
 import { readRendezvousEndpoint } from './rendezvous-endpoint.js';
-import { clusterSetting, DEFAULT_ORIGIN, defaultSetting, type Setting } from './setting.js';
-import type { TorchrunArgs } from './torchrun-args.js';
-import { torchrunSetting } from './torchrun-environment.js';
+import { clusterSetting, DEFAULT_ORIGIN, defaultSetting } from './setting.js';
 
 export interface MasterReading {
   master: RendezvousEndpoint | null;
@@ -20,20 +21,6 @@ export interface MasterReading {
   /** PET_MASTER_ADDR / PET_MASTER_PORT to export. */
   fill: Record<string, string>;
 }
-
-/**
- * Default ports: c10d_rendezvous_backend.py `DEFAULT_PORT` (29400);
- * etcd_rendezvous.py and etcd_rendezvous_backend.py (2379). Other backends
- * are plugins whose endpoint format nccl-run cannot know.
- */
-const DEFAULT_PORTS: ReadonlyMap<string, number> = new Map([
-  ['c10d', 29_400],
-  ['etcd', 2_379],
-  ['etcd-v2', 2_379],
-]);
-
-/** run.py: `--master-addr` defaults to 127.0.0.1, `--master-port` to 29500. */
-const STATIC_DEFAULTS = { host: '127.0.0.1', port: '29500' };
 
 const PORT_RANGE = 'expected a port, 1-65535';
 
@@ -57,7 +44,8 @@ export function readMaster(
     const master = endpointMaster(given, null, true);
     return { master, masterAddr: master?.host ?? null, fill: {} };
   }
-  const defaultPort = DEFAULT_PORTS.get(backend) ?? null;
+  // Other backends are plugins whose endpoint format nccl-run cannot know.
+  const defaultPort = args.table.defaults.endpointPorts.get(backend) ?? null;
   const master =
     given === null
       ? defaultPort === null
@@ -122,13 +110,13 @@ function staticMaster(
     torchrunSetting(args, env, 'master_addr'),
     fromEnv(env, 'MASTER_ADDR'),
     clusterSetting(cluster, cluster?.masterHost),
-    defaultSetting(STATIC_DEFAULTS.host),
+    defaultSetting(args.table.defaults.masterAddr),
   );
   const port = firstOf(
     torchrunSetting(args, env, 'master_port'),
     fromEnv(env, 'MASTER_PORT'),
     clusterSetting(cluster, cluster?.masterPort),
-    defaultSetting(STATIC_DEFAULTS.port),
+    defaultSetting(String(args.table.defaults.masterPort)),
   );
 
   const portNumber = parsePythonInt(port.value);

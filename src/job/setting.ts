@@ -1,14 +1,9 @@
 /**
- * One value of the job's shape and where it came from (errors.ts `Origin`:
- * a bad one is 64 from torchrun's command line, 78 from anywhere else).
+ * The settings (origin.ts) the job's shape takes where torchrun's command
+ * line and PET_* give none: the cluster's, then torchrun's own defaults.
  */
 import type { ClusterInfo } from '../cluster/scheduler.js';
-import type { Origin } from '../errors.js';
-
-export interface Setting {
-  value: string;
-  origin: Origin;
-}
+import type { Origin, Setting } from '../origin.js';
 
 /** A value the cluster supplied; null when there is no cluster or it has none. */
 export function clusterSetting(

@@ -9,17 +9,30 @@
  *   of a store that is not there, and rank 1 on the master's own host is a
  *   client of rank 0's store, not a second host of the port;
  * - c10d: `--rdzv-conf is_host` if given, else `_matches_machine_hostname`
- *   (env/c10d-store-host.ts), where torch 2.x hosts in every case 1.13 does
+ *   (torch/store-host-rule.ts), where torch 2.x hosts in every case 1.13 does
  *   and more: the role follows 2.x, the product's torch, and the warning
  *   that c10dStoreHostWarning gives names the 1.13 difference;
  * - any other backend (etcd): the store is a service of its own, which every
  *   node reaches as a client.
  */
-import { storeHostRule } from '../env/c10d-store-host.js';
+
+import { isIP } from 'node:net';
 import { UnresolvableMasterError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { familyOf, interfaceHolding, isLoopbackAddress } from '../host/ip-address.js';
+import { releaseFor } from '../torch/release-for.js';
+import { TORCH_RELEASES, type TorchRelease } from '../torch/releases.js';
+import {
+  hostsStore,
+  type MachineNames,
+  matchesMachineHostname,
+  storeHostMatch,
+} from '../torch/store-host-rule.js';
+import { versionParts } from '../version-order.js';
 import type { JobShape, RendezvousEndpoint } from './job-shape.js';
+
+/** The role follows the newest torch's rule, the one current images ship (see above). */
+const NEWEST_TORCH = TORCH_RELEASES.at(-1) as TorchRelease;
 
 export type StoreRole =
   /**
@@ -75,7 +88,9 @@ export async function storeRole(
     };
   }
   if (job.rdzvBackend !== 'c10d') return worker;
-  const hosts = job.isHost ?? (await storeHostRule(master.host, resolved, facts.hostname)).torch2;
+  const hosts =
+    job.isHost ??
+    hostsStore(await storeHostMatch(master.host, resolved, facts.hostname), NEWEST_TORCH);
   if (!hosts) return worker;
   return {
     role: 'store host',
@@ -83,4 +98,77 @@ export async function storeRole(
     clientIfTaken: job.isHost === null ? first : null,
     warning: notOurs && `this node will host torchrun's c10d store, but ${notOurs}`,
   };
+}
+
+/**
+ * The c10d endpoint host when torch's rule must be asked about it: a c10d
+ * rendezvous without is_host whose endpoint is this node's address (given
+ * as one, or as a name that resolves to one); null otherwise.
+ */
+export function storeHostQuestion(
+  job: JobShape,
+  facts: HostFacts,
+  endpointAddresses: readonly string[],
+): { endpoint: string; own: string } | null {
+  const endpoint = job.master?.host;
+  if (job.rdzvBackend !== 'c10d' || endpoint === undefined || job.isHost !== null) return null;
+  const own = endpointAddresses.find(
+    (address) => interfaceHolding(facts.interfaces, address) !== undefined,
+  );
+  return own === undefined ? null : { endpoint, own };
+}
+
+/**
+ * The warning for a c10d endpoint that is this node's address where the
+ * torch that will run (its version; null when unknown: 1.13's rule and
+ * 2.x's both count) will not host the store; null when there is nothing to
+ * say. machine: what plan.ts looked up for storeHostQuestion's endpoint.
+ */
+export function c10dStoreHostWarning(
+  job: JobShape,
+  facts: HostFacts,
+  endpointAddresses: readonly string[],
+  machine: MachineNames | null,
+  torch: string | null = null,
+): string | null {
+  const question = storeHostQuestion(job, facts, endpointAddresses);
+  if (question === null || machine === null) return null;
+  const { endpoint, own } = question;
+  const match = matchesMachineHostname(endpoint, endpointAddresses, machine);
+  // An unknown torch is held to every rule a release has.
+  const release = releaseFor(torch);
+  if ((release === null ? TORCH_RELEASES : [release]).every((r) => hostsStore(match, r))) {
+    return null;
+  }
+  const byAddress = rulesLabel(TORCH_RELEASES.filter((r) => r.storeHostByAddress));
+  const byNameOnly = rulesLabel(TORCH_RELEASES.filter((r) => !r.storeHostByAddress));
+  const fix = 'add --rdzv-conf is_host=1 on this node';
+  const stall = 'no node would host it and the rendezvous would wait until it times out';
+  const subject =
+    isIP(endpoint) !== 0
+      ? `the c10d endpoint ${endpoint} is this node's address`
+      : `the c10d endpoint ${endpoint} resolves to this node's address ${own}`;
+  if (match.byAddress && release !== null) {
+    return `${subject}, one its hostname ${facts.hostname} resolves to, but torch ${torch} compares a name only with the hostname and its canonical name (torch ${byAddress} would host the store here), so ${stall}; ${fix}`;
+  }
+  if (match.byAddress) {
+    return `${subject}, one its hostname ${facts.hostname} resolves to: torch ${byAddress} hosts the store here, but torch ${byNameOnly} compares a name only with the hostname and its canonical name, so under ${byNameOnly} ${stall}; ${fix}`;
+  }
+  const resolved = match.hostnameAddresses.join(', ') || 'nothing';
+  const byName =
+    release === null
+      ? ` or, in torch ${byAddress}, a name resolving to one of those`
+      : release.storeHostByAddress
+        ? ' or a name resolving to one of those'
+        : '';
+  const who = torch === null ? 'torchrun' : `torch ${torch}'s torchrun`;
+  return `${subject}, but ${who} hosts the store only at localhost, the hostname ${facts.hostname}, its canonical name, an address it resolves to (${resolved})${byName}: ${stall}; ${fix}`;
+}
+
+/** The releases of one rule as messages name them: `1.13`, or `2.x` for several of one major. */
+function rulesLabel(releases: readonly TorchRelease[]): string {
+  const majors = new Set(releases.map((r) => versionParts(r.version)[0]));
+  const [only] = releases;
+  if (releases.length === 1 && only !== undefined) return only.version;
+  return majors.size === 1 ? `${[...majors][0]}.x` : releases.map((r) => r.version).join(', ');
 }

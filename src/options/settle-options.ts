@@ -9,8 +9,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { decodeBytes, encodeBytes } from '../byte-string.js';
-import { badValue, ConfigError, type Origin, originText, settingError } from '../errors.js';
+import { badValue, ConfigError, settingError } from '../errors.js';
 import { isShellName } from '../launch/hand-over.js';
+import { type Origin, originText } from '../origin.js';
 import {
   camelCase,
   type DefaultContext,

@@ -21,8 +21,6 @@ import type { ProbeService, ProbeServiceOptions } from './service.js';
 
 /** Asks in a row that the port takes but answers as no probe: torch's store, not a loaded registry. */
 export const FOREIGN_ASKS = 3;
-/** torch's default last call (dynamic_rendezvous.py RendezvousTimeout, last_call 30 s). */
-export const TORCH_LAST_CALL_S = 30;
 
 export interface RoundInput<R extends Round> {
   meeting: MeetingPoint;
@@ -135,6 +133,6 @@ export function registryShape(job: JobShape): {
   return {
     expected: max,
     minimum: min,
-    lastCallMs: (job.lastCallTimeoutS ?? TORCH_LAST_CALL_S) * 1_000,
+    lastCallMs: job.lastCallTimeoutS * 1_000,
   };
 }

@@ -3,10 +3,11 @@
  * is a pure function of the host's facts and the resolution context; it picks,
  * skips with a reason, or stops the chain as fatal.
  */
-import type { Origin } from '../errors.js';
+
 import type { Family, HostFacts, RouteAnswer } from '../host/host-facts.js';
+import type { NcclRules } from '../nccl/nccl-pick.js';
+import type { Origin } from '../origin.js';
 import type { Agreement } from './agreement.js';
-import type { NcclRules } from './nccl-pick.js';
 
 export const STRATEGY_NAMES = ['explicit', 'local', 'subnet', 'route', 'speed', 'agree'] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];

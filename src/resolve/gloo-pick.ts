@@ -13,8 +13,8 @@
  */
 import type { HostFacts, InterfaceFacts } from '../host/host-facts.js';
 import { familyOf, interfaceHolding, isLoopbackAddress, withoutZone } from '../host/ip-address.js';
-import type { NcclBind } from './nccl-pick.js';
-import { isUp } from './usable.js';
+import { isUp } from '../host/link-state.js';
+import type { NcclBind } from '../nccl/nccl-pick.js';
 
 const LOOPBACK = '127.0.0.1';
 

@@ -1,11 +1,11 @@
 import { NoInterfaceError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { sameAddress } from '../host/ip-address.js';
+import { ncclBindOn } from '../nccl/nccl-pick.js';
 import { chain } from './chain.js';
 import type { Decision, ResolveContext, StrategyName, TraceEntry } from './decision.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from './interface-table.js';
 import { familyLabel } from './ip-prefix.js';
-import { ncclBindOn } from './nccl-pick.js';
 import { STRATEGIES } from './strategies/index.js';
 
 /**

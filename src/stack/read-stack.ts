@@ -6,9 +6,9 @@
  * store-host rule; the NCCL picks its interface-selection rules
  * (nccl-rules.ts).
  */
-import { findNccl, type NcclLibrary } from './nccl-library.js';
-import { findTorch, type TorchInstall } from './torch-install.js';
-import { findEnvPlugin } from './unseen-settings.js';
+import { findNccl, type NcclLibrary } from '../nccl/find-nccl.js';
+import { findEnvPlugin } from '../nccl/unseen-settings.js';
+import { findTorch, type TorchInstall } from '../torch/find-torch.js';
 
 export interface Stack {
   torch: TorchInstall;

@@ -4,8 +4,9 @@
  * NCCL_IB_* settings, and whether `--require-transport` is met. Pure over the
  * facts; a NCCL_IB_HCA that selects nothing throws (ConfigError, 78).
  */
-import type { NcclRunError, Origin } from '../errors.js';
+import type { NcclRunError } from '../errors.js';
 import type { RdmaFacts } from '../host/host-facts.js';
+import type { Origin } from '../origin.js';
 import { checkGidIndex } from './gid-index-check.js';
 import { checkIbHca } from './ib-hca-check.js';
 import { ibSettings } from './ib-settings.js';

@@ -7,8 +7,9 @@
  * with error 12"). InfiniBand ports are not checked: NCCL 2.22 reads
  * NCCL_IB_GID_INDEX only for RoCE (net_ib.cc ncclIbGetGidIndex).
  */
-import { type Origin, whereSet } from '../errors.js';
+
 import type { RdmaFacts } from '../host/host-facts.js';
+import { type Origin, whereSet } from '../origin.js';
 import { gidAddress, gidFamily, gidWords, linkLocalGid, roceVersion, validGid } from './gid.js';
 import { ncclGidIndex } from './gid-index.js';
 import type { IbSettings } from './ib-settings.js';

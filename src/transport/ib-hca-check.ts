@@ -7,9 +7,10 @@
  * selects no port at all is a ConfigError (78), since NCCL would then quietly
  * run on sockets. The warnings name the entries and the fix.
  */
-import { ConfigError, type Origin, whereSet } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import type { RdmaFacts } from '../host/host-facts.js';
-import { entryMatches, ncclIfnameMatches } from '../resolve/nccl-ifname.js';
+import { entryMatches, ncclIfnameMatches } from '../nccl/nccl-ifname.js';
+import { type Origin, whereSet } from '../origin.js';
 import { entryText, parseIbHca } from './ib-hca.js';
 import type { IbSettings } from './ib-settings.js';
 import { portLabel, portSkipped } from './transport-verdict.js';

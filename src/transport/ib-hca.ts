@@ -6,9 +6,9 @@
  * device whose name starts with it (mlx5_1 also takes mlx5_10); an entry
  * without a port takes every port; an empty list takes everything. A port
  * is kept when matchIfList(device, port, ...) ^ searchNot: the socket rule's
- * ncclIfnameMatches with the port (resolve/nccl-ifname.ts).
+ * ncclIfnameMatches with the port (nccl/nccl-ifname.ts).
  */
-import { type NcclIfname, parseNcclIfname } from '../resolve/nccl-ifname.js';
+import { type NcclIfname, parseNcclIfname } from '../nccl/nccl-ifname.js';
 
 /** net_ib.cc's MAX_IB_DEVS: the entries of userIfs[] and the devices of ncclIbDevs[]. */
 export const MAX_IB_DEVS = 32;

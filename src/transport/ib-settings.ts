@@ -6,8 +6,8 @@
  */
 import type { Family } from '../host/host-facts.js';
 import { familyOf } from '../host/ip-address.js';
+import { ncclIntParam } from '../nccl/nccl-param.js';
 import { addressWords, type GidWords } from './gid.js';
-import { ncclIntParam } from './nccl-param.js';
 
 export interface IbSettings {
   /** NCCL_NET (envConfigOverride): the one network NCCL may use, by name without case; null: the first that works. */

@@ -5,13 +5,8 @@
  * user's that turns the IB transport off (NCCL_NET, NCCL_IB_DISABLE) conflicts
  * with the requirement, exit 78.
  */
-import {
-  ConfigError,
-  type NcclRunError,
-  NoInterfaceError,
-  type Origin,
-  originText,
-} from '../errors.js';
+import { ConfigError, type NcclRunError, NoInterfaceError } from '../errors.js';
+import { type Origin, originText } from '../origin.js';
 import { type IbSettings, netExcludesIb } from './ib-settings.js';
 import type { TransportVerdict } from './transport-verdict.js';
 

@@ -10,7 +10,7 @@
  * nccl-run never chooses HCAs: NCCL's own multi-rail choice stands.
  */
 import type { RdmaDeviceFacts, RdmaFacts, RdmaPortFacts } from '../host/host-facts.js';
-import { ncclIfnameMatches } from '../resolve/nccl-ifname.js';
+import { ncclIfnameMatches } from '../nccl/nccl-ifname.js';
 import { gidAddress, gidWords } from './gid.js';
 import { ncclGidIndex } from './gid-index.js';
 import { MAX_IB_DEVS, parseIbHca } from './ib-hca.js';

@@ -7,9 +7,9 @@
  */
 import type { HostFacts, InterfaceFacts, RouteAnswer, RouteEntry } from '../host/host-facts.js';
 import { interfaceHolding, prefixContains, sameAddress } from '../host/ip-address.js';
-import type { Decision } from '../resolve/decision.js';
 // One rule for "up" everywhere: the one the strategies choose by (NCCL's IFF_RUNNING).
-import { isUp } from '../resolve/usable.js';
+import { isUp } from '../host/link-state.js';
+import type { Decision } from '../resolve/decision.js';
 
 export type LocalOutcome =
   | { ok: true; iface: InterfaceFacts; warnings: string[] }

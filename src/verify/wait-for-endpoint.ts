@@ -44,7 +44,7 @@ export async function waitForEndpoint(options: WaitOptions): Promise<WaitOutcome
 }
 
 export interface StoreWaitOptions extends Omit<WaitOptions, 'target' | 'localAddress'> {
-  /** The master's addresses in the resolver's order (resolve/master.ts), IP literals as one. */
+  /** The master's addresses in the resolver's order (host/resolve-name.ts), IP literals as one. */
   addresses: readonly string[];
   port: number;
 }

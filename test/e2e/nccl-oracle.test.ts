@@ -18,7 +18,7 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findNcclVersion } from '../../src/host/nccl-version.js';
+import { libraryPathNccl } from '../../src/nccl/find-nccl.js';
 import { readStack } from '../../src/stack/read-stack.js';
 import { labRoot, type Suite } from '../lab/debian-root.js';
 import {
@@ -343,7 +343,10 @@ for (const stack of STACKS) {
     });
 
     it("reads the version of the root's own libnccl2 as ld.so finds it (the rows set NCCL_VERSION)", () => {
-      expect(findNcclVersion({}, rootPath)).toEqual({ version: stack.nccl, source: stack.library });
+      expect(libraryPathNccl({}, rootPath)?.version).toEqual({
+        version: stack.nccl,
+        source: stack.library,
+      });
     });
 
     it("reads the root's stack from its files: torchrun's torch, the NCCL it loads", () => {
@@ -367,7 +370,14 @@ for (const stack of STACKS) {
         ['explain', '--json', '--verify', 'none', ...row.torchrun],
         row.home,
       );
-      const nothing = await ncclBootstrap(lab, row.layout, rootPath, row.env ?? {}, row.home);
+      const nothing = await ncclBootstrap(
+        lab,
+        row.layout,
+        rootPath,
+        stack.nccl,
+        row.env ?? {},
+        row.home,
+      );
       if (row.refuses !== undefined) {
         const real = nothing.bind;
         table.push([
@@ -392,6 +402,7 @@ for (const stack of STACKS) {
         lab,
         row.layout,
         rootPath,
+        stack.nccl,
         { ...row.env, ...explained.env },
         row.home,
       );

@@ -4,13 +4,17 @@
  * 2.6 (Debian 13) and 2.14.1 (Debian sid), asked in a namespace whose
  * /etc/hosts maps the hostname to a management address, a data name to
  * another address and a second name to the hostname's address, must answer
- * every endpoint as nccl-run's matchesMachineHostname does for that torch
- * (c10d-store-host.ts: `torch113` for 1.x, `torch2` for 2.x), given the
- * same names and addresses.
+ * every endpoint as nccl-run's matchesMachineHostname and that torch's
+ * record (src/torch/releases.ts) do, given the same names and addresses.
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type MachineNames, matchesMachineHostname } from '../../src/env/c10d-store-host.js';
+import { releaseFor } from '../../src/torch/release-for.js';
+import {
+  hostsStore,
+  type MachineNames,
+  matchesMachineHostname,
+} from '../../src/torch/store-host-rule.js';
 import { inRoot, labRoot, type Suite } from '../lab/debian-root.js';
 import { HOST_TORCHRUN, torchrunInterpreter, torchrunVersion } from '../lab/host-torchrun.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
@@ -98,8 +102,10 @@ for (const stack of STACKS) {
     });
 
     it.each(ENDPOINTS)('%s', (endpoint) => {
-      const rule = matchesMachineHostname(endpoint, RESOLVES[endpoint] ?? [endpoint], MACHINE);
-      const ours = stack.torch === '1.13' ? rule.torch113 : rule.torch2;
+      const match = matchesMachineHostname(endpoint, RESOLVES[endpoint] ?? [endpoint], MACHINE);
+      const release = releaseFor(stack.torch);
+      if (release === null) throw new Error(`no record for torch ${stack.torch}`);
+      const ours = hostsStore(match, release);
       expect(ours).toBe(report.answers[ENDPOINTS.indexOf(endpoint)]);
     });
   });

@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { beforeAll, expect, it } from 'vitest';
-import { parseTorchrunArgs } from '../../src/job/torchrun-args.js';
+import { parseTorchrunArgs } from '../../src/torch/torchrun-args.js';
 import { ROWS, type TorchrunRow } from '../fixtures/torchrun-rows.js';
 import { inRoot, labRoot, type Suite } from '../lab/debian-root.js';
 import { HOST_TORCHRUN, torchrunInterpreter, torchrunVersion } from '../lab/host-torchrun.js';

@@ -1,46 +1,19 @@
 /**
  * SPEC "The stack" through the real CLI: explain shows the torch and the
  * NCCL the launcher will run, and they decide torchrun's reading and NCCL's
- * rules. The installations are laid out in a temporary folder as pip lays
- * out a venv with the torch and nvidia-nccl-cu12 wheels (their RECORD file
- * lists: torch/version.py, nvidia/nccl/lib/libnccl.so.2 as a plain file, the
- * nvidia_nccl_cu12-X.Y.Z.dist-info folder; wheels cannot be installed here),
- * its python a link to this machine's /usr/bin/python3. Nothing is imported:
- * explain reads files, and the launcher never runs.
+ * rules. The installations are venvs laid out as pip lays them out
+ * (test/fixtures/venv.ts): explain reads files, and the launcher never runs.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, expect, it } from 'vitest';
+import { makeVenvs } from '../fixtures/venv.js';
 
 const bin = fileURLToPath(new URL('../../bin/nccl-run', import.meta.url));
-const top = mkdtempSync(join(tmpdir(), 'explain-stack-'));
-afterAll(() => rmSync(top, { recursive: true, force: true }));
-
-/** A venv holding torch `torch` and, when given, the NCCL wheel `nccl`; returns its torchrun. */
-function venv(name: string, torch: string, nccl: string | null): string {
-  const prefix = join(top, name);
-  const site = join(prefix, 'lib/python3.11/site-packages');
-  const files: Record<string, string> = {
-    'pyvenv.cfg': 'home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n',
-    'bin/torchrun': `#!${prefix}/bin/python\nimport sys\nfrom torch.distributed.run import main\n`,
-    [`${site}/torch/__init__.py`]: '',
-    [`${site}/torch/version.py`]: `__version__ = '${torch}'\n`,
-  };
-  if (nccl !== null) {
-    files[`${site}/nvidia/nccl/lib/libnccl.so.2`] = 'ELF';
-    files[`${site}/nvidia_nccl_cu12-${nccl}.dist-info/METADATA`] = `Version: ${nccl}\n`;
-  }
-  for (const [path, text] of Object.entries(files)) {
-    const file = path.startsWith('/') ? path : join(prefix, path);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, text);
-  }
-  symlinkSync('/usr/bin/python3', join(prefix, 'bin/python'));
-  return join(prefix, 'bin/torchrun');
-}
+const venvs = makeVenvs();
+const { top, venv } = venvs;
+afterAll(() => venvs.remove());
 
 async function explain(torchrun: string, args: string[]) {
   const result = await execa(

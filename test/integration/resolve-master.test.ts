@@ -12,7 +12,7 @@ import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const masterModule = fileURLToPath(new URL('../../src/resolve/master.ts', import.meta.url));
+const masterModule = fileURLToPath(new URL('../../src/host/resolve-name.ts', import.meta.url));
 
 const HOSTS = [
   '127.0.0.1 localhost',

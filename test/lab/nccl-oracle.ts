@@ -22,6 +22,7 @@ import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
+import { ncclBehaviour } from '../../src/nccl/behaviour.js';
 import { CHECKOUT, inRoot } from './debian-root.js';
 import type { Lab } from './netns.js';
 
@@ -94,13 +95,16 @@ function wireEnd(): string {
 
 /**
  * NCCL's bootstrap pick on `host` with exactly `env` (plus NCCL_DEBUG=INFO),
- * run in the Debian root `root` as python3 + ctypes. `home` is the content of
- * root's ~/.nccl.conf for this call, or none.
+ * run in the Debian root `root`, whose libnccl2 is `nccl` (X.Y.Z), as
+ * python3 + ctypes; its log line is read as that version's record says it
+ * prints it. `home` is the content of root's ~/.nccl.conf for this call, or
+ * none.
  */
 export async function ncclBootstrap(
   lab: Lab,
   host: string,
   root: string,
+  nccl: string,
   env: Readonly<Record<string, string>>,
   home?: string,
 ): Promise<NcclRun> {
@@ -121,7 +125,7 @@ export async function ncclBootstrap(
     env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
   });
   const log = String(run.all ?? '');
-  return { bind: parseBootstrapLine(log), log };
+  return { bind: parseBootstrapLine(log, ncclBehaviour(nccl).bootstrapLog), log };
 }
 
 /**
@@ -214,12 +218,18 @@ const PROBE = [
   'sys.exit(nccl.ncclGetUniqueId(unique_id))',
 ].join('\n');
 
-/** NCCL's verdict from its log; throws when the log has neither line (NCCL did not get that far). */
-export function parseBootstrapLine(log: string): Bind {
+/**
+ * NCCL's verdict from its log, whose line begins as `using` (the release's
+ * bootstrapLog: `Bootstrap : Using`, or `Bootstrap: Using` from 2.24); throws
+ * when the log has neither that line nor the warning (NCCL did not get that far).
+ */
+export function parseBootstrapLine(log: string, using: string): Bind {
   // ncclSocketToString prints getnameinfo's host: a link-local IPv6 address carries its %zone.
-  const using = /NCCL INFO Bootstrap ?: Using ([^:\s]+):(\S+?)(?:%[^<\s]+)?<\d+>/.exec(log);
-  if (using?.[1] !== undefined && using[2] !== undefined) {
-    return { interface: using[1], address: using[2] };
+  const line = new RegExp(
+    `NCCL INFO ${using.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ([^:\\s]+):(\\S+?)(?:%[^<\\s]+)?<\\d+>`,
+  ).exec(log);
+  if (line?.[1] !== undefined && line[2] !== undefined) {
+    return { interface: line[1], address: line[2] };
   }
   if (/NCCL WARN Bootstrap ?: no socket interface found/.test(log)) return null;
   throw new Error(`NCCL printed no bootstrap interface:\n${log}`);

@@ -4,8 +4,8 @@
  * this host can bind, else 127.0.0.1.
  */
 import { describe, expect, it } from 'vitest';
+import type { NcclBind } from '../../src/nccl/nccl-pick.js';
 import { glooPick } from '../../src/resolve/gloo-pick.js';
-import type { NcclBind } from '../../src/resolve/nccl-pick.js';
 import { type FixtureName, loadFacts } from '../fixtures/facts/facts-fixtures.js';
 
 const bind = (iface: string, address: string): NcclBind => ({ interface: iface, address });

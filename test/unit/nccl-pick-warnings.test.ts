@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bindAddressWarning, ncclSettingWarnings } from '../../src/env/nccl-pick-warnings.js';
-import { type NcclSettings, ncclPick } from '../../src/resolve/nccl-pick.js';
+import { type NcclSettings, ncclPick } from '../../src/nccl/nccl-pick.js';
 import { reachMaster } from '../../src/resolve/reach-master.js';
 import { type FixtureName, loadFacts, makeContext } from '../fixtures/facts/facts-fixtures.js';
 

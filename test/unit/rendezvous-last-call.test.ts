@@ -19,7 +19,7 @@ const c10d = (...extra: string[]) => [
 ];
 
 describe('last_call_timeout', () => {
-  it('is read from --rdzv-conf, in seconds, and absent when not given', () => {
+  it('is read from --rdzv-conf, in seconds, and torch’s default (30 s) when not given', () => {
     expect(
       readJobShape(c10d('--rdzv-conf', 'last_call_timeout=5'), {}, null).lastCallTimeoutS,
     ).toBe(5);
@@ -27,7 +27,7 @@ describe('last_call_timeout', () => {
       readJobShape(c10d('--rdzv-conf=join_timeout=900,last_call_timeout= 12 '), {}, null)
         .lastCallTimeoutS,
     ).toBe(12);
-    expect(readJobShape(c10d(), {}, null).lastCallTimeoutS).toBeUndefined();
+    expect(readJobShape(c10d(), {}, null).lastCallTimeoutS).toBe(30);
   });
 
   it.each([['0'], ['-3'], ['1.5'], ['soon']])(

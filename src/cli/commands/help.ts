@@ -1,5 +1,5 @@
 /** --help, --version and bash completion: yargs renders them, loaded only for them (start-up time). */
-import { packageVersion } from '../../version.js';
+import { packageVersion } from '../../package-version.js';
 
 export async function helpCommand(): Promise<number> {
   const { buildParser, EPILOGUE, USAGE } = await import('../parser.js');

@@ -5,16 +5,18 @@
  * semantics (below). A named interface that cannot be used is fatal, never a
  * silent fall-through.
  */
-import { originText } from '../../errors.js';
+
 import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../../host/host-facts.js';
-import { NCCL_RULES } from '../../stack/nccl-rules.js';
+import { isUp } from '../../host/link-state.js';
+import { interfaceRules } from '../../nccl/behaviour.js';
+import { ncclIfnameMatches, parseNcclIfname } from '../../nccl/nccl-ifname.js';
+import { ncclPick, SOCKET_FAMILY, socketFamily } from '../../nccl/nccl-pick.js';
+import { originText } from '../../origin.js';
 import { predicate } from '../candidates.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
-import { ncclIfnameMatches, parseNcclIfname } from '../nccl-ifname.js';
-import { ncclPick, SOCKET_FAMILY, socketFamily } from '../nccl-pick.js';
 import { reachMaster } from '../reach-master.js';
-import { isUp, unusableReason, usableAddress } from '../usable.js';
+import { unusableReason, usableAddress } from '../usable.js';
 
 export const explicit: Strategy = (facts, context) => {
   if (context.explicitInterfaces.length > 0) return fromIfaceOption(facts, context);
@@ -115,7 +117,7 @@ function syntaxHint(value: string): string {
 
 /** Why NCCL takes no address of a matching interface. */
 function nothingTaken(iface: InterfaceFacts, family: string, context: ResolveContext): string {
-  if (NCCL_RULES[context.ncclRules].skipsNotRunning && !isUp(iface)) {
+  if (interfaceRules(context.ncclRules).skipsNotRunning && !isUp(iface)) {
     return `not running (NCCL ${context.ncclRules} skips it)`;
   }
   const wanted = socketFamily(family);

@@ -4,10 +4,10 @@
  */
 import type { HostFacts } from '../../host/host-facts.js';
 import { interfaceHolding, isLoopbackAddress } from '../../host/ip-address.js';
+import { isUp } from '../../host/link-state.js';
 import type { JobShape } from '../../job/job-shape.js';
 import type { Strategy } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
-import { isUp } from '../usable.js';
 
 export const local: Strategy = (facts, context) => {
   if (!context.singleNode) {

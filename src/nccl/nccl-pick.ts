@@ -1,0 +1,178 @@
+/**
+ * NCCL's own interface selection, as a pure function of the host's facts
+ * (SPEC "NCCL's own pick"). Read at the source, NVIDIA/nccl:
+ *
+ * - src/misc/socket.cc ncclFindInterfaces (v2.22.3-1; src/misc/socket.cc
+ *   and src/os/linux.cc ncclOsFindInterfaces from v2.29): NCCL_SOCKET_IFNAME
+ *   when it is longer than one character, else `ib`, then anything but
+ *   `docker`/`lo`, then `docker`, then `lo`. v2.28.3-1 adds `virbr` to the
+ *   excluded names (and tries it last) and skips every address whose
+ *   interface lacks IFF_RUNNING, also under the user's own list.
+ * - findInterfaces walks getifaddrs(): glibc lists every IPv4 address of
+ *   every interface before any IPv6 address (the kernel's RTM_GETADDR dump,
+ *   family by family, interfaces by ifindex, each interface's addresses in
+ *   its own order); it skips ::1 but not a link-local address, honours
+ *   NCCL_SOCKET_FAMILY (exactly "AF_INET" or "AF_INET6"), and keeps the first
+ *   address it meets per interface: the address NCCL binds.
+ * - src/bootstrap.cc bootstrapNetInit: with NCCL_COMM_ID set at all, the
+ *   bootstrap ignores the list and takes the first address whose subnet holds
+ *   the COMM_ID's address (ncclFindInterfaceMatchSubnet: every interface, no
+ *   IFF_RUNNING test, no ::1 skip).
+ *
+ * The pick modelled is the bootstrap's (maxIfs 1): the interface and address
+ * NCCL logs as "Bootstrap : Using IF:ADDR", which the socket transport's
+ * first device shares. The facts carry interfaces in ifindex order and each
+ * interface's addresses in the kernel's order (host/host-facts.ts), which is
+ * all the walk needs.
+ */
+import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../host/host-facts.js';
+import { familyOf, isLoopbackAddress, prefixContains, withoutZone } from '../host/ip-address.js';
+import { isUp } from '../host/link-state.js';
+import { interfaceRules, type NcclRules } from './behaviour.js';
+import { ncclHonoursIfname, ncclIfnameMatches, parseNcclIfname } from './nccl-ifname.js';
+
+export { type NcclRules, ncclRules } from './behaviour.js';
+
+/** NCCL_SOCKET_FAMILY's two values (ncclEnvSocketFamily strcmp()s exactly these). */
+export const SOCKET_FAMILY: Record<Family, string> = { ipv4: 'AF_INET', ipv6: 'AF_INET6' };
+
+/** What NCCL reads, from its environment and then its configuration files; null when unset. */
+export interface NcclSettings {
+  ifname: string | null;
+  family: string | null;
+  commId: string | null;
+}
+
+export interface NcclBind {
+  interface: string;
+  address: string;
+}
+
+/** NCCL's settings in an environment (the job's, with NCCL's own files' values below it). */
+export function ncclSettings(env: Readonly<Record<string, string | undefined>>): NcclSettings {
+  return {
+    ifname: env.NCCL_SOCKET_IFNAME ?? null,
+    family: env.NCCL_SOCKET_FAMILY ?? null,
+    commId: env.NCCL_COMM_ID ?? null,
+  };
+}
+
+/** The bootstrap's pick under `settings`; commIdAddress: what NCCL_COMM_ID's host resolves to. */
+export function ncclPick(
+  facts: HostFacts,
+  settings: NcclSettings,
+  rules: NcclRules,
+  commIdAddress: string | null = null,
+): NcclBind | null {
+  if (settings.commId !== null) {
+    return commIdAddress === null ? null : matchSubnet(facts, commIdAddress);
+  }
+  const family = socketFamily(settings.family);
+  if (settings.ifname !== null && ncclHonoursIfname(settings.ifname)) {
+    return findInterface(facts, settings.ifname, family, rules);
+  }
+  for (const list of interfaceRules(rules).defaultIfnames) {
+    const found = findInterface(facts, list, family, rules);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * The address NCCL binds on `name` when nccl-run exports `=NAME` and the
+ * family: the first of the family in the kernel's order. Loopback's ::1 is
+ * skipped, so on `lo` an IPv6 job's sockets run on IPv4 (SPEC "What it
+ * exports"); null when NCCL would find nothing there.
+ */
+export function ncclBindOn(
+  facts: HostFacts,
+  name: string,
+  family: Family,
+  rules: NcclRules,
+): { address: string; family: Family } | null {
+  const found = findInterface(facts, `=${name}`, family, rules);
+  if (found !== null) return { address: found.address, family };
+  const iface = facts.interfaces.find((candidate) => candidate.name === name);
+  if (iface?.kind !== 'loopback' || family === 'ipv4') return null;
+  const ipv4 = findInterface(facts, `=${name}`, 'ipv4', rules);
+  return ipv4 === null ? null : { address: ipv4.address, family: 'ipv4' };
+}
+
+/**
+ * The host part of NCCL_COMM_ID as ncclSocketGetAddrFromString reads it:
+ * `[v6]:port` (a %zone kept), else everything before the first `:` or `,`
+ * (parseStringList with one entry), which getaddrinfo then resolves. null
+ * when NCCL rejects the value.
+ */
+export function commIdHost(value: string): string | null {
+  if (value.length <= 1) return null;
+  if (value.startsWith('[')) {
+    const close = value.indexOf(']');
+    return close === -1 ? null : value.slice(1, close);
+  }
+  const host = /^[^:,]*/.exec(value)?.[0] ?? '';
+  return host === '' ? null : host;
+}
+
+interface WalkEntry {
+  iface: InterfaceFacts;
+  address: InterfaceAddress;
+}
+
+/** getifaddrs' address entries: every IPv4 address of every interface, then every IPv6 one. */
+function walk(facts: HostFacts): WalkEntry[] {
+  const entries: WalkEntry[] = [];
+  for (const family of ['ipv4', 'ipv6'] as const) {
+    for (const iface of facts.interfaces) {
+      for (const address of iface.addresses) {
+        if (address.family === family) entries.push({ iface, address });
+      }
+    }
+  }
+  return entries;
+}
+
+/** The family NCCL_SOCKET_FAMILY forces; null for any other value, which NCCL ignores. */
+export function socketFamily(value: string | null): Family | null {
+  if (value === SOCKET_FAMILY.ipv4) return 'ipv4';
+  if (value === SOCKET_FAMILY.ipv6) return 'ipv6';
+  return null;
+}
+
+/** findInterfaces(prefixList, ..., maxIfs = 1): the first entry that passes every test. */
+function findInterface(
+  facts: HostFacts,
+  list: string,
+  family: Family | null,
+  rules: NcclRules,
+): NcclBind | null {
+  const parsed = parseNcclIfname(list);
+  for (const { iface, address } of walk(facts)) {
+    // Cheapest test first: this walk runs over every address of a host with a thousand veths.
+    if (!ncclIfnameMatches(parsed, iface.name)) continue;
+    if (interfaceRules(rules).skipsNotRunning && !isUp(iface)) continue;
+    if (family !== null && address.family !== family) continue;
+    // ::1 is the only IPv6 loopback address.
+    if (address.family === 'ipv6' && isLoopbackAddress(address.address)) continue;
+    return { interface: iface.name, address: withoutZone(address.address) };
+  }
+  return null;
+}
+
+/**
+ * ncclFindInterfaceMatchSubnet: the first entry whose prefix holds `remote`.
+ * A link-local address matches only with the same scope: the remote's %zone
+ * names the interface (if_nametoindex), and a local one carries its own.
+ */
+function matchSubnet(facts: HostFacts, remote: string): NcclBind | null {
+  const zone = remote.includes('%') ? remote.slice(remote.indexOf('%') + 1) : null;
+  const family = familyOf(remote);
+  for (const { iface, address } of walk(facts)) {
+    if (address.family !== family) continue;
+    if (!prefixContains(address.address, address.prefixLength, remote)) continue;
+    const scoped = address.family === 'ipv6' && address.scope === 'link';
+    if (scoped ? zone !== iface.name : zone !== null) continue;
+    return { interface: iface.name, address: withoutZone(address.address) };
+  }
+  return null;
+}

@@ -1,0 +1,107 @@
+/**
+ * What each NCCL release does that nccl-run models, one record per release
+ * that changed something: its interface rules, its configuration files, its
+ * env plugin, its bootstrap log line. The code that applies them is beside
+ * this file (nccl-pick.ts, nccl-conf.ts, unseen-settings.ts); nothing else
+ * names an NCCL version.
+ *
+ * Each record was read at the source, NVIDIA/nccl at the record's tag
+ * (src/misc/socket.cc ncclFindInterfaces, src/os/linux.cc
+ * ncclOsFindInterfaces from v2.29, src/misc/param.cc initEnv,
+ * src/plugin/env.cc, src/bootstrap.cc), and the interface rules are held to
+ * the real libraries by the oracle tier (test/e2e/nccl-oracle.test.ts:
+ * 2.22.3 from Debian 13, 2.29.7 from Debian sid).
+ *
+ * Supporting a new NCCL is one record at the end, with what it changed,
+ * and its rows in the tests.
+ */
+/** How ncclFindInterfaces picks (behaviour.ts names each set by the releases it holds for). */
+export interface InterfaceRules {
+  /** The lists tried in turn, each until one finds an interface (NCCL_SOCKET_IFNAME unset or one character long). */
+  defaultIfnames: readonly string[];
+  /** Every address of an interface without IFF_RUNNING (down, or no carrier) is skipped, also under the user's own list. */
+  skipsNotRunning: boolean;
+}
+
+export interface NcclBehaviour {
+  interfaceRules: InterfaceRules;
+  /**
+   * NCCL's configuration files hold settings nccl-run models (nccl-conf.ts):
+   * from v2.19.1-1 the socket variables (NCCL_SOCKET_IFNAME, _FAMILY,
+   * NCCL_COMM_ID) go through ncclGetEnv, which reads the files first;
+   * before, plain getenv, which never sees them.
+   */
+  readsConfFiles: boolean;
+  /** `$NCCL_CONF_FILE` names the first file (else, and when it is empty, `~/.nccl.conf`). */
+  confFileVariable: boolean;
+  /** Whose home `~/.nccl.conf` is in: getpwuid(getuid())'s, or $HOME. */
+  confHome: 'passwd' | 'HOME';
+  /** Loads an env plugin (libnccl-env.so found by dlopen, or NCCL_ENV_PLUGIN's), which answers its getenv. */
+  envPlugin: boolean;
+  /** The INFO line that names the bootstrap's interface and address (`... Using IF:ADDR<0>`). */
+  bootstrapLog: string;
+}
+
+export interface NcclRelease {
+  /** The first release (X.Y.Z, its tag vX.Y.Z-1) that does this. */
+  version: string;
+  changes: string;
+  sets: Partial<NcclBehaviour>;
+}
+
+/**
+ * What releases before every record do, as far as nccl-run models them
+ * (v2.18.6-1); nccl-run's model of NCCL begins at the first record.
+ */
+export const NCCL_BEFORE_RECORDS: NcclBehaviour = {
+  interfaceRules: {
+    defaultIfnames: ['ib', '^docker,lo', 'docker', 'lo'],
+    skipsNotRunning: false,
+  },
+  readsConfFiles: false,
+  confFileVariable: false,
+  confHome: 'passwd',
+  envPlugin: false,
+  bootstrapLog: 'Bootstrap : Using',
+};
+
+/** Oldest first. */
+export const NCCL_RELEASES: readonly NcclRelease[] = [
+  {
+    version: '2.19.1',
+    changes:
+      'the socket variables are read with ncclGetEnv, so NCCL’s configuration files set them',
+    sets: { readsConfFiles: true },
+  },
+  {
+    version: '2.23.4',
+    changes: '$NCCL_CONF_FILE names the first configuration file',
+    sets: { confFileVariable: true },
+  },
+  {
+    version: '2.24.3',
+    changes: 'the bootstrap logs "Bootstrap: Using" (subsystem BOOTSTRAP)',
+    sets: { bootstrapLog: 'Bootstrap: Using' },
+  },
+  {
+    version: '2.28.3',
+    changes:
+      'virbr is excluded with docker and lo and tried last; interfaces without IFF_RUNNING are skipped',
+    sets: {
+      interfaceRules: {
+        defaultIfnames: ['ib', '^docker,lo,virbr', 'docker', 'lo', 'virbr'],
+        skipsNotRunning: true,
+      },
+    },
+  },
+  {
+    version: '2.28.7',
+    changes: 'an env plugin (libnccl-env.so, NCCL_ENV_PLUGIN) can answer NCCL’s getenv',
+    sets: { envPlugin: true },
+  },
+  {
+    version: '2.30.3',
+    changes: '~/.nccl.conf is in $HOME, not the passwd entry’s home',
+    sets: { confHome: 'HOME' },
+  },
+];
