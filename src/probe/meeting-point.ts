@@ -22,7 +22,7 @@ import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { Endpoint } from '../reach/endpoint.js';
 import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
-import { type SlurmCredential, slurmMungeSocket } from './munge.js';
+import { type SlurmCredential, type SlurmMunged, slurmMungeSocket } from './munge.js';
 import { checkRegistryBound, type Registry, type Round } from './registry.js';
 import { type ProbeService, startProbeService } from './service.js';
 import { jobToken } from './token.js';
@@ -48,7 +48,7 @@ export interface MeetingPoint {
    * by munged at `socket` (Slurm's own: slurm.conf's AuthInfo; null for
    * munge's default); null outside Slurm (munge.ts).
    */
-  munge: { socket: string | null } | null;
+  munge: SlurmMunged | null;
 }
 
 /**

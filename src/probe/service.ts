@@ -17,8 +17,8 @@
  * Nothing is refused on arrival: a refusal would read, on the other side,
  * as a dead port or a firewall.
  */
+import { createHmac } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { proofMac } from './claim-proof.js';
 import {
   encodeMessage,
   type Hello,
@@ -284,6 +284,14 @@ function receiveStream(
   const window = setTimeout(finish, windowMs);
   socket.on('data', count);
   socket.once('end', finish);
+}
+
+/**
+ * What a node's service answers a `prove` with: an HMAC of the nonce under
+ * the node's proof key; the registry's dial-back (claim-proof.ts) checks it.
+ */
+export function proofMac(key: string, token: string, nonce: string): string {
+  return createHmac('sha256', Buffer.from(key, 'hex')).update(`${token} ${nonce}`).digest('hex');
 }
 
 /** A dual-stack socket reports an IPv4 peer as ::ffff:a.b.c.d; peers compare plain addresses. */

@@ -9,7 +9,7 @@
 import { connect, createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Admission } from '../../src/probe/admission.js';
-import { newProofKey, proofMac } from '../../src/probe/claim-proof.js';
+import { newProofKey } from '../../src/probe/claim-proof.js';
 import {
   encodeMessage,
   MessageReader,
@@ -17,7 +17,7 @@ import {
   type Register,
 } from '../../src/probe/protocol.js';
 import { Registry } from '../../src/probe/registry.js';
-import { startProbeService } from '../../src/probe/service.js';
+import { proofMac, startProbeService } from '../../src/probe/service.js';
 import { registration } from '../fixtures/registration.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
