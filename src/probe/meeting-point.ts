@@ -22,8 +22,9 @@ import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { Endpoint } from '../reach/endpoint.js';
 import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
+import type { Round } from './entry.js';
 import { type SlurmCredential, type SlurmMunged, slurmMungeSocket } from './munge.js';
-import { checkRegistryBound, type Registry, type Round } from './registry.js';
+import { checkRegistryBound, type Registry } from './registry.js';
 import { type ProbeService, startProbeService } from './service.js';
 import { jobToken } from './token.js';
 

@@ -19,6 +19,7 @@ import type { Decision } from '../resolve/decision.js';
 import { Admission } from './admission.js';
 import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './bandwidth.js';
 import { newProofKey } from './claim-proof.js';
+import type { Completion } from './final-answers.js';
 import { InboundLog } from './inbound-log.js';
 import { type MeetingPoint, membershipLine } from './meeting-point.js';
 import { probeMesh } from './mesh.js';
@@ -26,7 +27,6 @@ import { slurmCredential } from './munge.js';
 import { FULL_MESH_MAX_NODES } from './partners.js';
 import { localPortRange } from './port-range.js';
 import type { Member, Register } from './protocol.js';
-import type { Completion } from './registry.js';
 import { joinRound } from './round.js';
 import { type ProbeService, startProbeService } from './service.js';
 

@@ -12,11 +12,12 @@ import type { Logger } from '../log.js';
 import type { Deadline } from '../reach/clock.js';
 import type { ReachFailure } from '../reach/reach-error.js';
 import type { Admission } from './admission.js';
+import type { Round } from './entry.js';
 import { type JoinOutcome, joinLocally, joinRegistry } from './join.js';
 import { holdCapacity, type MeetingPoint, startRegistry } from './meeting-point.js';
 import { resolvePeers } from './peer-list.js';
 import type { Outgoing } from './protocol.js';
-import { Registry, type Round } from './registry.js';
+import { Registry } from './registry.js';
 import type { ProbeService, ProbeServiceOptions } from './service.js';
 
 /** Asks in a row that the port takes but answers as no probe: torch's store, not a loaded registry. */
