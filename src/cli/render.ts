@@ -7,8 +7,8 @@
 import { formatEnv, shellQuote } from '../env/format-env.js';
 import { type NcclRunError, whereSet } from '../errors.js';
 import { endpointSource } from '../job/rendezvous-master.js';
+import type { MeetingPoint } from '../peers/meeting-point.js';
 import type { Learned, Plan } from '../plan.js';
-import type { MeetingPoint } from '../probe/meeting-point.js';
 import { endpointText } from '../reach/endpoint.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
 import type { NcclBind } from '../resolve/nccl-pick.js';

@@ -51,7 +51,7 @@ export interface RegistryConnection {
   finish(bytes: Buffer): void;
   /** Called once if the node goes before its answer was finished. */
   onGone(callback: () => void): void;
-  /** The registry host's own node, joined in-process (join.ts joinLocally): its answer goes first. */
+  /** The registry host's own node, joined in-process (peers/join.ts joinLocally): its answer goes first. */
   readonly local?: true;
 }
 
@@ -83,7 +83,7 @@ export interface ProbeServiceOptions {
     onReceived: (stream: Stream, seen: string, bytes: number, ms: number) => void;
   };
   registry?: RequestHandler;
-  /** This node's proof key (claim-proof.ts): the registry's `prove` is answered under it. */
+  /** This node's proof key (membership/claim-proof.ts): the registry's `prove` is answered under it. */
   proofKey?: string;
 }
 
@@ -288,7 +288,7 @@ function receiveStream(
 
 /**
  * What a node's service answers a `prove` with: an HMAC of the nonce under
- * the node's proof key; the registry's dial-back (claim-proof.ts) checks it.
+ * the node's proof key; the registry's dial-back (membership/claim-proof.ts) checks it.
  */
 export function proofMac(key: string, token: string, nonce: string): string {
   return createHmac('sha256', Buffer.from(key, 'hex')).update(`${token} ${nonce}`).digest('hex');

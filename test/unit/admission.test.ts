@@ -8,16 +8,16 @@
  */
 import { connect, createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Admission } from '../../src/probe/admission.js';
-import { newProofKey } from '../../src/probe/claim-proof.js';
+import { Admission } from '../../src/membership/admission.js';
+import { newProofKey } from '../../src/membership/claim-proof.js';
 import {
   encodeMessage,
   MessageReader,
   type ProbeMessage,
   type Register,
 } from '../../src/probe/protocol.js';
-import { Registry } from '../../src/probe/registry.js';
 import { proofMac, startProbeService } from '../../src/probe/service.js';
+import { Registry } from '../../src/registry/registry.js';
 import { registration } from '../fixtures/registration.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';

@@ -11,14 +11,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Admission } from '../../src/probe/admission.js';
+import { Admission } from '../../src/membership/admission.js';
 import {
   credentialPayload,
   mungeEncode,
   slurmCredential,
   slurmMungeSocket,
-} from '../../src/probe/munge.js';
-import { mungeDecode } from '../../src/probe/munge-decode.js';
+} from '../../src/membership/munge.js';
+import { mungeDecode } from '../../src/membership/munge-decode.js';
 import type { Register } from '../../src/probe/protocol.js';
 import { registration } from '../fixtures/registration.js';
 import { mungeUnavailable, startMunged } from '../lab/munged.js';

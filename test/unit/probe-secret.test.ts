@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { storeRole } from '../../src/job/store-role.js';
-import { meetingPoint, membershipLine } from '../../src/probe/meeting-point.js';
-import { jobToken } from '../../src/probe/token.js';
+import { jobToken } from '../../src/membership/token.js';
+import { meetingPoint, membershipLine } from '../../src/peers/meeting-point.js';
 import { makeJob } from '../fixtures/job-shape.js';
 
 const parts = { master: { host: 'node01', port: 29500 }, jobId: '7002', probePort: 29500 };

@@ -6,7 +6,7 @@
  */
 import { connect, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { streamTo } from '../../src/probe/bandwidth.js';
+import { streamTo } from '../../src/peers/bandwidth.js';
 import { dialOnce } from '../../src/probe/dial.js';
 import { type Hello, MAX_MESSAGE_BYTES } from '../../src/probe/protocol.js';
 import { type ProbeService, startProbeService } from '../../src/probe/service.js';

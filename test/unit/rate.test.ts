@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRate } from '../../src/options/rate.js';
-import { formatRate } from '../../src/probe/bandwidth.js';
+import { formatRate } from '../../src/peers/bandwidth.js';
 
 describe('parseRate (SPEC --min-bandwidth)', () => {
   it.each([

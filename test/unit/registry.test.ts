@@ -4,7 +4,6 @@
  * ring neighbours plus a sample there).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FULL_MESH_MAX_NODES, sampledPartners } from '../../src/probe/partners.js';
 import {
   MAX_ROSTER_BYTES,
   MAX_ROSTER_MEMBERS,
@@ -14,7 +13,8 @@ import {
   type Register,
   rosterMembers,
 } from '../../src/probe/protocol.js';
-import { Registry } from '../../src/probe/registry.js';
+import { FULL_MESH_MAX_NODES, sampledPartners } from '../../src/registry/partners.js';
+import { Registry } from '../../src/registry/registry.js';
 import { registration } from '../fixtures/registration.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
@@ -463,7 +463,7 @@ describe('Registry, a large job', () => {
       finish: () => order.push(rank),
       onGone: () => {},
     });
-    // The host joins first, in-process, as probe/peers.ts has it; the last node completes the roster.
+    // The host joins first, in-process, as peers/peers.ts has it; the last node completes the roster.
     let own: Member[] = [];
     r.serve(register(0), '203.0.0.0', {
       update: () => {},

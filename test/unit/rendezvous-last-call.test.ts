@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UsageError } from '../../src/errors.js';
 import { readJobShape } from '../../src/job/read-job-shape.js';
-import { registryShape } from '../../src/probe/round.js';
+import { registryShape } from '../../src/peers/round.js';
 
 const c10d = (...extra: string[]) => [
   '--rdzv-backend=c10d',

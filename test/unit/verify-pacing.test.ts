@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jobToken } from '../../src/probe/token.js';
+import { jobToken } from '../../src/membership/token.js';
 import {
   attemptBudgetMs,
   BACKOFF_BASE_MS,

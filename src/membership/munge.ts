@@ -13,12 +13,12 @@
  * ms here, once per check); the registry, which decodes one per node,
  * asks munged over its socket (munge-decode.ts). munged's replay cache
  * refuses a credential decoded twice (EMUNGE_CRED_REPLAYED, 17), while a
- * node asks again with the same bytes (join.ts): the registry remembers a
+ * node asks again with the same bytes (peers/join.ts): the registry remembers a
  * credential it accepted, and from where (admission.ts).
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import type { Register } from './protocol.js';
+import type { Register } from '../probe/protocol.js';
 
 /** munge answers from a local socket in milliseconds; slower is a wedged munged. */
 const MUNGE_TIMEOUT_MS = 5_000;

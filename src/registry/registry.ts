@@ -24,7 +24,9 @@
  */
 import { ConfigError } from '../errors.js';
 import type { JobShape } from '../job/job-shape.js';
-import type { Admission } from './admission.js';
+import type { Admission } from '../membership/admission.js';
+import { encodeMessage, MAX_NODES, type Publish, type Register } from '../probe/protocol.js';
+import type { RegistryConnection, RequestHandler } from '../probe/service.js';
 import {
   type Entry,
   ownAddresses,
@@ -34,12 +36,10 @@ import {
   sameRegistration,
 } from './entry.js';
 import { type Completion, FinalAnswers } from './final-answers.js';
-import { encodeMessage, MAX_NODES, type Publish, type Register } from './protocol.js';
 import { Registrations, type RegistrationsOptions } from './registrations.js';
-import type { RegistryConnection, RequestHandler } from './service.js';
 import { type WaitingCount, WaitingRoom } from './waiting-room.js';
 
-/** The registry's bound (protocol.ts MAX_NODES, Slurm's own), checked before anything listens. */
+/** The registry's bound (probe/protocol.ts MAX_NODES, Slurm's own), checked before anything listens. */
 export function checkRegistryBound(job: Pick<JobShape, 'nnodes'>): void {
   if (job.nnodes.max > MAX_NODES) {
     throw new ConfigError(
@@ -55,7 +55,7 @@ export interface RegistryOptions<R extends Round> extends RegistrationsOptions {
   lastCallMs?: number | null;
   /** Connections held open while their nodes wait (the rest poll); unbounded by default. */
   holdCapacity?: number;
-  /** What a registration must prove (admission.ts); none: every registration of the job is taken. */
+  /** What a registration must prove (membership/admission.ts); none: every registration of the job is taken. */
   admission?: Admission;
 }
 
@@ -98,7 +98,7 @@ export class Registry<R extends Round> implements RequestHandler {
     };
   }
 
-  /** The `waiting` answer as of now, for the master's own join (join.ts joinLocally). */
+  /** The `waiting` answer as of now, for the master's own join (peers/join.ts joinLocally). */
   waitingNow(): Buffer {
     return this.room.waiting().held;
   }

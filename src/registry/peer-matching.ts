@@ -3,8 +3,8 @@
  * members, where the job restricts the check to a list (SPEC --peers).
  */
 import { canonicalAddress, familyOf, withoutZone } from '../host/ip-address.js';
+import type { ResolvedPeer } from '../membership/peer-list.js';
 import { type Entry, ownAddresses, type Round, shortName } from './entry.js';
-import type { ResolvedPeer } from './peer-list.js';
 
 /** Which pass matched a --peers entry: none yet, by name, by an address the node holds, by the address it came from. */
 const Pass = { None: 0, Name: 1, Own: 2, Seen: 3 } as const;

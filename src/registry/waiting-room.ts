@@ -5,10 +5,11 @@
  * with the next push in a large one. Past `capacity` connections (the
  * descriptor limit) nodes are told to ask again instead.
  */
+
+import { encodeMessage, type Waiting } from '../probe/protocol.js';
+import type { RegistryConnection } from '../probe/service.js';
 import { spreadMs } from '../reach/backoff.js';
 import type { Entry, Round } from './entry.js';
-import { encodeMessage, type Waiting } from './protocol.js';
-import type { RegistryConnection } from './service.js';
 
 /**
  * How soon after a node comes or goes the nodes the registry holds hear the

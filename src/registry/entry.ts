@@ -4,8 +4,8 @@
  * (peer-matching.ts), the waiting room (waiting-room.ts) and the final
  * answers (final-answers.ts) all hold the same entries.
  */
-import type { NodeIdentity, Publish, Register } from './protocol.js';
-import type { RegistryConnection } from './service.js';
+import type { NodeIdentity, Publish, Register } from '../probe/protocol.js';
+import type { RegistryConnection } from '../probe/service.js';
 
 export type Round = 'publish' | 'register';
 export type RequestOf<R extends Round> = R extends 'publish' ? Publish : Register;

@@ -6,10 +6,16 @@
  * of the event loop, the registry host's own and its partners' first, so
  * that its mesh runs while the rest are written.
  */
+
+import {
+  type EncodedMember,
+  encodeMember,
+  encodeMessage,
+  rosterEncoder,
+} from '../probe/protocol.js';
 import { commonNetworks } from './common-networks.js';
 import type { Entry, Round } from './entry.js';
 import { FULL_MESH_MAX_NODES, sampledPartners } from './partners.js';
-import { type EncodedMember, encodeMember, encodeMessage, rosterEncoder } from './protocol.js';
 
 /** Final answers written per turn of the event loop (some 20 ms of writes); a full mesh's all at once. */
 const DELIVERY_BATCH = FULL_MESH_MAX_NODES;

@@ -14,11 +14,11 @@
  * listens (an absent node's) gets no proof at all.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { probeRequest } from '../probe/dial.js';
+import { encodeMessage } from '../probe/protocol.js';
+import { proofMac } from '../probe/service.js';
 import { formatSeconds } from '../reach/clock.js';
 import type { ReachFailure } from '../reach/reach-error.js';
-import { probeRequest } from './dial.js';
-import { encodeMessage } from './protocol.js';
-import { proofMac } from './service.js';
 
 /** A node's key for one check; also the size of a nonce. */
 export function newProofKey(): string {

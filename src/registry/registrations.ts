@@ -7,10 +7,11 @@
  * said by Slurm name (the node list is in SLURM_NODEID order), --peers
  * entry, or rank.
  */
+
+import type { ResolvedPeer } from '../membership/peer-list.js';
+import { MAX_MISSING_LISTED, MAX_NODES, type NodeIdentity } from '../probe/protocol.js';
 import { type Entry, ownAddresses, type RequestOf, type Round, shortName } from './entry.js';
-import type { ResolvedPeer } from './peer-list.js';
 import { PeerMatching } from './peer-matching.js';
-import { MAX_MISSING_LISTED, MAX_NODES, type NodeIdentity } from './protocol.js';
 
 export interface RegistrationsOptions {
   /** The job's node count (nnodes; its MAX for MIN:MAX). */
