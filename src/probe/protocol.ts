@@ -38,11 +38,11 @@ export const MAX_MISSING_LISTED = 8;
 export const MAX_NODES = 65_536;
 /**
  * The most members one roster carries: a full mesh's FULL_MESH_MAX_NODES
- * (registry/partners.ts, 256). A sampled roster holds its node, two ring neighbours,
- * its own 31 draws and the nodes that drew it (31 on average, Poisson):
- * about 64; at most 89 over 16 seeds at 4,096 nodes, 97 at 65,536 (the
- * registry test checks the margin at 4,096); past 256 with a probability
- * below 1e-100 per node.
+ * (registry/partners.ts, 256). A sampled roster holds its node, two ring
+ * neighbours, its own 31 draws and the nodes that drew it (31 on average,
+ * Poisson): about 64; at most 89 over 16 seeds at 4,096 nodes, 97 at
+ * 65,536 (the registry's final-answers test checks the margin at 4,096);
+ * past 256 with a probability below 1e-100 per node.
  */
 export const MAX_ROSTER_MEMBERS = 256;
 /**
