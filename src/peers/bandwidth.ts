@@ -9,7 +9,6 @@
  * cannot flatter it. One stream per node at once, and
  * in a ring every link carries one: the figure is the path's, not a share.
  */
-
 import { probeRequest } from '../probe/dial.js';
 import { encodeMessage } from '../probe/protocol.js';
 import { formatSeconds } from '../reach/clock.js';

@@ -7,7 +7,6 @@
  * of them). The ranking itself is the strategy's (resolve/strategies/agree.ts):
  * every node ranks the same table, so every node reaches the same answer.
  */
-
 import {
   type CommonNetwork,
   MAX_MISSING_LISTED,

@@ -6,7 +6,6 @@
  * of the event loop, the registry host's own and its partners' first, so
  * that its mesh runs while the rest are written.
  */
-
 import {
   type EncodedMember,
   encodeMember,

@@ -7,7 +7,6 @@
  * said by Slurm name (the node list is in SLURM_NODEID order), --peers
  * entry, or rank.
  */
-
 import type { ResolvedPeer } from '../membership/peer-list.js';
 import { MAX_MISSING_LISTED, MAX_NODES, type NodeIdentity } from '../probe/protocol.js';
 import { type Entry, ownAddresses, type RequestOf, type Round, shortName } from './entry.js';

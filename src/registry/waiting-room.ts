@@ -5,7 +5,6 @@
  * with the next push in a large one. Past `capacity` connections (the
  * descriptor limit) nodes are told to ask again instead.
  */
-
 import { encodeMessage, type Waiting } from '../probe/protocol.js';
 import type { RegistryConnection } from '../probe/service.js';
 import { spreadMs } from '../reach/backoff.js';
