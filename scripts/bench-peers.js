@@ -4,7 +4,8 @@
  * with 4,095 peers completes in a few seconds; the master's registry holds
  * 4,096 registrations; descriptors within the default soft limit of 1,024").
  *
- * Runs the compiled code (dist/probe/*, and dist/verify/ for the master's
+ * Runs the compiled code (the probe's dist/probe/, dist/membership/,
+ * dist/registry/ and dist/peers/, and dist/verify/ for the master's
  * verify() and the clock, so `npm run build` first) in three processes on
  * loopback (Linux routes all of 127.0.0.0/8 to lo, so every node has an
  * address of its own):
@@ -29,13 +30,13 @@
  * once), but the fleet's work competes for the same cores as the node's,
  * so the figures are an upper bound of the node's own cost; the fleet's own
  * CPU time is reported beside them. Without --min-bandwidth the throughput
- * sample is SAMPLE_WINDOW_MS (bandwidth.ts, 100 ms), and the measured time
+ * sample is SAMPLE_WINDOW_MS (peers/bandwidth.ts, 100 ms), and the measured time
  * includes it.
  *
  * Each fleet node registers from the address it claims, as a node whose
  * master name resolves to its chosen network does; with --dial-back, from
  * 127.0.0.1, as nodes behind a management network do, and the registry
- * proves every claim by dialling it back (admission.ts).
+ * proves every claim by dialling it back (membership/admission.ts).
  *
  *   node scripts/bench-peers.js [--runs N] [--nodes N] [--dial-back]
  */
@@ -45,8 +46,8 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { tsImport } from 'tsx/esm/api';
-import { SAMPLE_WINDOW_MS } from '../dist/probe/bandwidth.js';
-import { FULL_MESH_MAX_NODES } from '../dist/probe/partners.js';
+import { SAMPLE_WINDOW_MS } from '../dist/peers/bandwidth.js';
+import { FULL_MESH_MAX_NODES } from '../dist/registry/partners.js';
 import { median } from './bench-lib.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -233,10 +234,10 @@ async function runMaster({ nodes, masterPort }) {
   const { pino } = await import('pino');
   const { Writable } = await import('node:stream');
   const { verify } = await import('../dist/verify/verify.js');
-  const { meetingPoint } = await import('../dist/probe/meeting-point.js');
+  const { meetingPoint } = await import('../dist/peers/meeting-point.js');
   const { storeRole } = await import('../dist/job/store-role.js');
   const { makeJob } = await tsImport('../test/fixtures/job-shape.ts', import.meta.url);
-  // The mesh begins when the master has its roster: probe/peers.ts logs the mesh's shape then.
+  // The mesh begins when the master has its roster: peers/peers.ts logs the mesh's shape then.
   let meshFrom = null;
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -325,12 +326,12 @@ async function runMaster({ nodes, masterPort }) {
 /** Nodes 1..N-1, doing to the master what real peers would. */
 async function runFleet({ nodes, masterPort, part, parts, dialBack }) {
   const { deadlineIn } = await import('../dist/reach/clock.js');
-  const { joinRegistry } = await import('../dist/probe/join.js');
-  const { streamTo } = await import('../dist/probe/bandwidth.js');
+  const { joinRegistry } = await import('../dist/peers/join.js');
+  const { streamTo } = await import('../dist/peers/bandwidth.js');
   const { dialOnce } = await import('../dist/probe/dial.js');
   const { startProbeService } = await import('../dist/probe/service.js');
-  const { newProofKey } = await import('../dist/probe/claim-proof.js');
-  const { jobToken } = await import('../dist/probe/token.js');
+  const { newProofKey } = await import('../dist/membership/claim-proof.js');
+  const { jobToken } = await import('../dist/membership/token.js');
   const { pino } = await import('pino');
   const probePort = masterPort;
   const token = jobToken({ master: { host: NODE, port: masterPort }, jobId: 'bench', probePort });

@@ -29,7 +29,7 @@ import { commIdHost, type NcclBind, type NcclRules, ncclRules } from './nccl/ncc
 import { unseenNcclSettings } from './nccl/unseen-settings.js';
 import { optionOrigin, type Settled } from './options/settle-options.js';
 import { type Origin, originText } from './origin.js';
-import type { MeetingPoint } from './probe/meeting-point.js';
+import type { MeetingPoint } from './peers/meeting-point.js';
 import type { Decision, ResolveContext, TraceEntry } from './resolve/decision.js';
 import { buildExcludes } from './resolve/excludes.js';
 import { ChainFailedError, runChain } from './resolve/run-chain.js';
@@ -74,7 +74,7 @@ export interface Plan {
   peers: string[];
   /** This node's part in torch's store (job/store-role.ts), at --verify master and peers; else null. */
   role: StoreRole | null;
-  /** Where the nodes meet for --verify peers and `agree` (probe/meeting-point.ts); null below peers. */
+  /** Where the nodes meet for --verify peers and `agree` (peers/meeting-point.ts); null below peers. */
   meeting: MeetingPoint | null;
   /** The launcher and torchrun's arguments, untouched. */
   command: string[];
@@ -248,7 +248,7 @@ async function readInputs(
   // One meeting point for both rounds that meet there, agree's and the peers check's.
   const meeting =
     options.verify === 'peers'
-      ? await (await import('./probe/meeting-point.js')).meetingPoint({
+      ? await (await import('./peers/meeting-point.js')).meetingPoint({
           job,
           probePort: options.probePort,
           masterAddresses,
@@ -261,7 +261,7 @@ async function readInputs(
   // SPEC `agree`: every node publishes its interfaces through the master's
   // probe service before the chain runs; the strategy decides from that.
   if (options.strategy.includes('agree')) {
-    const { publishNetworks } = await import('./probe/publish.js');
+    const { publishNetworks } = await import('./peers/publish.js');
     context.agreement = await publishNetworks({ options, job, facts, context, meeting, logger });
   }
   return {

@@ -57,7 +57,7 @@ export function dialOnce(options: DialOptions): Promise<DialOutcome> {
   });
 }
 
-/** One probe request on its own connection, as dialOnce and streamTo (bandwidth.ts) make it. */
+/** One probe request on its own connection, as dialOnce and streamTo (peers/bandwidth.ts) make it. */
 export interface ProbeRequest<T> {
   target: Endpoint;
   /** The chosen address, bound as the source. */

@@ -19,7 +19,7 @@
  *   answer is `welcome` with the source address seen, or `reject`. The
  *   registry dials a registered port too, with `prove`, when a registration
  *   came from another address than the one it claims: the node's `proof`
- *   shows that the claimed address and port are that node's (claim-proof.ts);
+ *   shows that the claimed address and port are that node's (membership/claim-proof.ts);
  * - bandwidth: `stream`, then raw bytes for about a second; the receiver
  *   answers `received` with what arrived in its window.
  */
@@ -38,11 +38,11 @@ export const MAX_MISSING_LISTED = 8;
 export const MAX_NODES = 65_536;
 /**
  * The most members one roster carries: a full mesh's FULL_MESH_MAX_NODES
- * (partners.ts, 256). A sampled roster holds its node, two ring neighbours,
- * its own 31 draws and the nodes that drew it (31 on average, Poisson):
- * about 64; at most 89 over 16 seeds at 4,096 nodes, 97 at 65,536 (the
- * registry test checks the margin at 4,096); past 256 with a probability
- * below 1e-100 per node.
+ * (registry/partners.ts, 256). A sampled roster holds its node, two ring
+ * neighbours, its own 31 draws and the nodes that drew it (31 on average,
+ * Poisson): about 64; at most 89 over 16 seeds at 4,096 nodes, 97 at
+ * 65,536 (the registry's final-answers test checks the margin at 4,096);
+ * past 256 with a probability below 1e-100 per node.
  */
 export const MAX_ROSTER_MEMBERS = 256;
 /**
@@ -142,7 +142,7 @@ const registerSchema = z.strictObject({
   portRange,
   /** The key this node's service answers `prove` with: it proves the address and port are its own. */
   proofKey: nonce,
-  /** Under Slurm, a MUNGE credential whose payload binds it to this registration (munge.ts); null without. */
+  /** Under Slurm, a MUNGE credential whose payload binds it to this registration (membership/munge.ts); null without. */
   munge: z.nullable(mungeCredential),
 });
 

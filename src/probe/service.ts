@@ -17,8 +17,8 @@
  * Nothing is refused on arrival: a refusal would read, on the other side,
  * as a dead port or a firewall.
  */
+import { createHmac } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { proofMac } from './claim-proof.js';
 import {
   encodeMessage,
   type Hello,
@@ -51,7 +51,7 @@ export interface RegistryConnection {
   finish(bytes: Buffer): void;
   /** Called once if the node goes before its answer was finished. */
   onGone(callback: () => void): void;
-  /** The registry host's own node, joined in-process (join.ts joinLocally): its answer goes first. */
+  /** The registry host's own node, joined in-process (peers/join.ts joinLocally): its answer goes first. */
   readonly local?: true;
 }
 
@@ -83,7 +83,7 @@ export interface ProbeServiceOptions {
     onReceived: (stream: Stream, seen: string, bytes: number, ms: number) => void;
   };
   registry?: RequestHandler;
-  /** This node's proof key (claim-proof.ts): the registry's `prove` is answered under it. */
+  /** This node's proof key (membership/claim-proof.ts): the registry's `prove` is answered under it. */
   proofKey?: string;
 }
 
@@ -284,6 +284,14 @@ function receiveStream(
   const window = setTimeout(finish, windowMs);
   socket.on('data', count);
   socket.once('end', finish);
+}
+
+/**
+ * What a node's service answers a `prove` with: an HMAC of the nonce under
+ * the node's proof key; the registry's dial-back (membership/claim-proof.ts) checks it.
+ */
+export function proofMac(key: string, token: string, nonce: string): string {
+  return createHmac('sha256', Buffer.from(key, 'hex')).update(`${token} ${nonce}`).digest('hex');
 }
 
 /** A dual-stack socket reports an IPv4 peer as ::ffff:a.b.c.d; peers compare plain addresses. */

@@ -1,7 +1,7 @@
 /**
- * What the nodes published for SPEC `agree` (probe/publish.ts, the
- * registry's common-networks.ts), as the strategy (strategies/agree.ts)
- * reads it from the resolution context.
+ * What the nodes published for SPEC `agree` (peers/publish.ts, the
+ * registry's common networks: registry/common-networks.ts), as the strategy
+ * (strategies/agree.ts) reads it from the resolution context.
  */
 
 export interface CommonNetwork {

@@ -4,7 +4,7 @@
  * failure.ts turns a failed one into the error.
  */
 import type { Options } from '../options/option-table.js';
-import type { RendezvousOutcome } from '../probe/peers.js';
+import type { RendezvousOutcome } from '../peers/peers.js';
 
 export type VerifyLevel = Options['verify'];
 

@@ -11,8 +11,8 @@ import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { Logger } from '../log.js';
-import type { MeetingPoint } from '../probe/meeting-point.js';
-import { type ProbePeersOutcome, probePeers } from '../probe/peers.js';
+import type { MeetingPoint } from '../peers/meeting-point.js';
+import { type ProbePeersOutcome, probePeers } from '../peers/peers.js';
 import { ATTEMPT_MS } from '../reach/backoff.js';
 import { type Deadline, deadlineIn, formatSeconds } from '../reach/clock.js';
 import { endpointText } from '../reach/endpoint.js';
@@ -35,7 +35,7 @@ export interface VerifyInput {
   peers: string[];
   /** This node's part in torch's store, as the plan decided it (store-role.ts); null without a master. */
   role: StoreRole | null;
-  /** Where the nodes meet at --verify peers, as the plan computed it (probe/meeting-point.ts); null: no probe. */
+  /** Where the nodes meet at --verify peers, as the plan computed it (peers/meeting-point.ts); null: no probe. */
   meeting: MeetingPoint | null;
   logger: Logger;
   /** The kernel's routes to the master's addresses of the chosen family (ResolveContext.routesToMaster). */

@@ -404,7 +404,7 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
  */
 const STRANGER = `
 import { connect } from 'node:net';
-import { jobToken } from './dist/probe/token.js';
+import { jobToken } from './dist/membership/token.js';
 import { encodeMessage } from './dist/probe/protocol.js';
 const { host, masterPort, rank, address, port } = JSON.parse(process.argv[1]);
 const token = jobToken({ master: { host, port: masterPort }, jobId: null, probePort: masterPort });

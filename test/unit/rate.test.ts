@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { parseRate } from '../../src/options/rate.js';
-import { formatRate } from '../../src/probe/bandwidth.js';
 
 describe('parseRate (SPEC --min-bandwidth)', () => {
   it.each([
@@ -25,16 +24,4 @@ describe('parseRate (SPEC --min-bandwidth)', () => {
       expect(parseRate(text)).toBeNull();
     },
   );
-});
-
-describe('formatRate', () => {
-  it.each([
-    [48.234, '48.2 Mbit/s'],
-    [1_000, '1 Gbit/s'],
-    [9_412, '9.4 Gbit/s'],
-    [0.5, '500 kbit/s'],
-    [250_000, '250 Gbit/s'],
-  ])('%d Mbit/s reads %s', (mbps, text) => {
-    expect(formatRate(mbps)).toBe(text);
-  });
 });

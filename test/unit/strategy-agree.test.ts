@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HostFacts, InterfaceFacts } from '../../src/host/host-facts.js';
-import { commonNetworks } from '../../src/probe/common-networks.js';
 import type { PublishedNetwork } from '../../src/probe/protocol.js';
+import { commonNetworks } from '../../src/registry/common-networks.js';
 import type { Agreement, NetworkTable } from '../../src/resolve/agreement.js';
 import { agree } from '../../src/resolve/strategies/agree.js';
 import { makeContext } from '../fixtures/facts/facts-fixtures.js';
@@ -37,7 +37,7 @@ const host = (...interfaces: InterfaceFacts[]): HostFacts => ({
   routes: [],
 });
 
-/** What a node publishes: each usable interface's address (probe/publish.ts does this from candidates). */
+/** What a node publishes: each usable interface's address (peers/publish.ts does this from candidates). */
 function publishedBy(facts: HostFacts): PublishedNetwork[] {
   return facts.interfaces.map((iface) => ({
     interface: iface.name,

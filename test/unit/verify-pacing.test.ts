@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jobToken } from '../../src/probe/token.js';
 import {
   attemptBudgetMs,
   BACKOFF_BASE_MS,
@@ -60,29 +59,5 @@ describe('classifySocketError', () => {
 
   it('keeps the message of an error without an errno', () => {
     expect(classifySocketError(new Error('boom'))).toEqual({ error: 'failed', detail: 'boom' });
-  });
-});
-
-describe('jobToken', () => {
-  const base = {
-    master: { host: 'node01', port: 29500 },
-    jobId: '4242',
-    probePort: 29501,
-  };
-
-  it('is 32 hex digits, the same from the same parts', () => {
-    expect(jobToken(base)).toMatch(/^[0-9a-f]{32}$/);
-    expect(jobToken({ ...base })).toBe(jobToken(base));
-  });
-
-  it('differs between jobs that share nodes and ports', () => {
-    const tokens = new Set([
-      jobToken(base),
-      jobToken({ ...base, jobId: '4243' }),
-      jobToken({ ...base, jobId: null }),
-      jobToken({ ...base, master: { host: 'node01', port: 29600 } }),
-      jobToken({ ...base, probePort: 29502 }),
-    ]);
-    expect(tokens.size).toBe(5);
   });
 });

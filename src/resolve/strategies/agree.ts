@@ -1,8 +1,8 @@
 /**
  * SPEC `agree` (opt-in): the network decided together. Before the chain
  * runs, every node publishes its usable interfaces through the master's
- * probe service (probe/publish.ts) and gets back the networks
- * every node has (probe/common-networks.ts); that table reaches this
+ * probe service (peers/publish.ts) and gets back the networks
+ * every node has (registry/common-networks.ts); that table reaches this
  * strategy in the context, so the strategy stays a pure function of the
  * host's facts and what the nodes published. Every node ranks the same
  * table the same way, so every node picks the same network, and takes its

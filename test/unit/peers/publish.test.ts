@@ -6,13 +6,13 @@
 import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { UnreachableError } from '../../src/errors.js';
-import type { HostFacts } from '../../src/host/host-facts.js';
-import { storeRole } from '../../src/job/store-role.js';
-import { meetingPoint } from '../../src/probe/meeting-point.js';
-import { type PublishInput, publishNetworks } from '../../src/probe/publish.js';
-import { makeContext } from '../fixtures/facts/facts-fixtures.js';
-import { endpointOrigins, makeJob, originNamed } from '../fixtures/job-shape.js';
+import { UnreachableError } from '../../../src/errors.js';
+import type { HostFacts } from '../../../src/host/host-facts.js';
+import { storeRole } from '../../../src/job/store-role.js';
+import { meetingPoint } from '../../../src/peers/meeting-point.js';
+import { type PublishInput, publishNetworks } from '../../../src/peers/publish.js';
+import { makeContext } from '../../fixtures/facts/facts-fixtures.js';
+import { endpointOrigins, makeJob, originNamed } from '../../fixtures/job-shape.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -17,6 +17,12 @@ import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
+import {
+  encodeMessage,
+  MAX_NETWORKS,
+  type NodeIdentity,
+  type PublishedNetwork,
+} from '../probe/protocol.js';
 import { ATTEMPT_MS } from '../reach/backoff.js';
 import { deadlineIn, formatSeconds, untilDeadline } from '../reach/clock.js';
 import { endpointText } from '../reach/endpoint.js';
@@ -26,12 +32,6 @@ import type { ResolveContext } from '../resolve/decision.js';
 import { compareBySpeed } from '../resolve/speed-ranking.js';
 import { waitingText } from './join.js';
 import type { MeetingPoint } from './meeting-point.js';
-import {
-  encodeMessage,
-  MAX_NETWORKS,
-  type NodeIdentity,
-  type PublishedNetwork,
-} from './protocol.js';
 import { joinRound } from './round.js';
 
 export interface PublishInput {

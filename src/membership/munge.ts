@@ -13,13 +13,12 @@
  * ms here, once per check); the registry, which decodes one per node,
  * asks munged over its socket (munge-decode.ts). munged's replay cache
  * refuses a credential decoded twice (EMUNGE_CRED_REPLAYED, 17), while a
- * node asks again with the same bytes (join.ts): the registry remembers a
+ * node asks again with the same bytes (peers/join.ts): the registry remembers a
  * credential it accepted, and from where (admission.ts).
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import type { MeetingPoint } from './meeting-point.js';
-import type { Register } from './protocol.js';
+import type { Register } from '../probe/protocol.js';
 
 /** munge answers from a local socket in milliseconds; slower is a wedged munged. */
 const MUNGE_TIMEOUT_MS = 5_000;
@@ -100,6 +99,11 @@ export function mungeEncode(
   });
 }
 
+/** The munged a Slurm job's nodes use (slurmMungeSocket): its socket, null for munge's own default. */
+export interface SlurmMunged {
+  socket: string | null;
+}
+
 /** What a node under Slurm sends: its credential, or why munge made none. */
 export interface SlurmCredential {
   socket: string | null;
@@ -110,7 +114,7 @@ export interface SlurmCredential {
 
 /** Under Slurm (SPEC "Real jobs"), this node's credential for its registration; null outside Slurm. */
 export async function slurmCredential(
-  munge: MeetingPoint['munge'],
+  munge: SlurmMunged | null,
   claim: Omit<Register, 'v' | 'munge'>,
   validS: number,
 ): Promise<SlurmCredential | null> {

@@ -13,11 +13,6 @@
  */
 import { connect } from 'node:net';
 import type { Logger } from '../log.js';
-import { attemptBudgetMs, backoffDelayMs, PROGRESS_EVERY_MS } from '../reach/backoff.js';
-import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
-import type { Endpoint } from '../reach/endpoint.js';
-import { endpointText } from '../reach/endpoint.js';
-import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
 import {
   encodeMessage,
   MAX_ROSTER_BYTES,
@@ -31,8 +26,13 @@ import {
   rosterMembers,
   type Table,
   type Waiting,
-} from './protocol.js';
-import type { RequestHandler } from './service.js';
+} from '../probe/protocol.js';
+import type { RequestHandler } from '../probe/service.js';
+import { attemptBudgetMs, backoffDelayMs, PROGRESS_EVERY_MS } from '../reach/backoff.js';
+import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
+import type { Endpoint } from '../reach/endpoint.js';
+import { endpointText } from '../reach/endpoint.js';
+import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
 
 /** How long an answered connection waits for the registry to hang up before this node does. */
 const LINGER_MS = 1_000;

@@ -22,14 +22,14 @@
  */
 import { sameAddress } from '../host/ip-address.js';
 import type { Logger } from '../log.js';
+import { type DialOutcome, dialOnce } from '../probe/dial.js';
+import type { Member } from '../probe/protocol.js';
 import { attemptBudgetMs, backoffDelayMs, PROGRESS_EVERY_MS } from '../reach/backoff.js';
 import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
 import { endpointText } from '../reach/endpoint.js';
 import type { ReachError } from '../reach/reach-error.js';
 import { formatRate, streamTo } from './bandwidth.js';
-import { type DialOutcome, dialOnce } from './dial.js';
 import type { InboundLog } from './inbound-log.js';
-import type { Member } from './protocol.js';
 
 export const DIAL_CONCURRENCY = 64;
 /** The first ephemeral dial has not answered by now: look at the probe port meanwhile. */

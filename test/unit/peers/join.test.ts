@@ -7,12 +7,12 @@ import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { joinRegistry } from '../../src/probe/join.js';
-import type { Register } from '../../src/probe/protocol.js';
-import { Registry } from '../../src/probe/registry.js';
-import { type ProbeService, startProbeService } from '../../src/probe/service.js';
-import { deadlineIn } from '../../src/reach/clock.js';
-import { registration } from '../fixtures/registration.js';
+import { joinRegistry } from '../../../src/peers/join.js';
+import type { Register } from '../../../src/probe/protocol.js';
+import { type ProbeService, startProbeService } from '../../../src/probe/service.js';
+import { deadlineIn } from '../../../src/reach/clock.js';
+import { Registry } from '../../../src/registry/registry.js';
+import { registration } from '../../fixtures/registration.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
 let service: ProbeService | null = null;

@@ -7,13 +7,13 @@
  * of them). The ranking itself is the strategy's (resolve/strategies/agree.ts):
  * every node ranks the same table, so every node reaches the same answer.
  */
-import { networkOf } from '../resolve/ip-prefix.js';
 import {
   type CommonNetwork,
   MAX_MISSING_LISTED,
   type PublishedNetwork,
   type Table,
-} from './protocol.js';
+} from '../probe/protocol.js';
+import { networkOf } from '../resolve/ip-prefix.js';
 
 /** One node's best interface on each network it has (RDMA-backed first, then the faster). */
 function byNetwork(networks: readonly PublishedNetwork[]): Map<string, PublishedNetwork> {

@@ -9,15 +9,16 @@
  */
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
+import type { Admission } from '../membership/admission.js';
+import { resolvePeers } from '../membership/peer-list.js';
+import type { Outgoing } from '../probe/protocol.js';
+import type { ProbeService, ProbeServiceOptions } from '../probe/service.js';
 import type { Deadline } from '../reach/clock.js';
 import type { ReachFailure } from '../reach/reach-error.js';
-import type { Admission } from './admission.js';
+import type { Round } from '../registry/entry.js';
+import { Registry } from '../registry/registry.js';
 import { type JoinOutcome, joinLocally, joinRegistry } from './join.js';
 import { holdCapacity, type MeetingPoint, startRegistry } from './meeting-point.js';
-import { resolvePeers } from './peer-list.js';
-import type { Outgoing } from './protocol.js';
-import { Registry, type Round } from './registry.js';
-import type { ProbeService, ProbeServiceOptions } from './service.js';
 
 /** Asks in a row that the port takes but answers as no probe: torch's store, not a loaded registry. */
 export const FOREIGN_ASKS = 3;
@@ -35,7 +36,7 @@ export interface RoundInput<R extends Round> {
   attemptMs: number;
   /** A hello at the probe port (the mesh's diagnosis of a firewall). */
   onHello?: ProbeServiceOptions['onHello'];
-  /** What a registration must prove (admission.ts); the registry's, where this node hosts it. */
+  /** What a registration must prove (membership/admission.ts); the registry's, where this node hosts it. */
   admission?: Admission;
 }
 

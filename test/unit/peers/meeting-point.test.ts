@@ -1,20 +1,20 @@
 /**
- * The probe's membership (issue 21): without a secret the token is a hash
- * of public parts, which anyone can compute; with --probe-secret-file it
- * is an HMAC under the secret, the same on every node that reads the same
- * bytes, and a file that cannot serve as one is one line naming it. The
- * log says which membership holds: under Slurm a MUNGE credential where
- * munge made one, a warning where it could not.
+ * The meeting point's membership (issue 21): with --probe-secret-file the
+ * job's token is an HMAC under the secret (membership/token.ts), the same
+ * on every node that reads the same bytes, and a file that cannot serve as
+ * one is one line naming it. The log says which membership holds: under
+ * Slurm a MUNGE credential where munge made one, a warning where it could
+ * not.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
-import { storeRole } from '../../src/job/store-role.js';
-import { meetingPoint, membershipLine } from '../../src/probe/meeting-point.js';
-import { jobToken } from '../../src/probe/token.js';
-import { makeJob } from '../fixtures/job-shape.js';
+import { ConfigError } from '../../../src/errors.js';
+import { storeRole } from '../../../src/job/store-role.js';
+import { jobToken } from '../../../src/membership/token.js';
+import { meetingPoint, membershipLine } from '../../../src/peers/meeting-point.js';
+import { makeJob } from '../../fixtures/job-shape.js';
 
 const parts = { master: { host: 'node01', port: 29500 }, jobId: '7002', probePort: 29500 };
 const dir = mkdtempSync(join(tmpdir(), 'ncr-probe-secret-'));
@@ -41,16 +41,7 @@ const meet = async (secretFile: string | null) => {
   return meeting;
 };
 
-describe('the job token and its secret', () => {
-  it('is the public hash without a secret, and an HMAC under one that differs from it and by secret', () => {
-    const open = jobToken(parts);
-    const keyed = jobToken({ ...parts, secret: Buffer.from('s3cret') });
-    expect(keyed).toMatch(/^[0-9a-f]{32}$/);
-    expect(keyed).not.toBe(open);
-    expect(jobToken({ ...parts, secret: Buffer.from('s3cret') })).toBe(keyed);
-    expect(jobToken({ ...parts, secret: Buffer.from('other') })).not.toBe(keyed);
-  });
-
+describe('the meeting point with --probe-secret-file', () => {
   it('reads the same secret from files that differ only in surrounding whitespace, and says which membership holds', async () => {
     const a = await meet(file('a', 's3cret\n'));
     const b = await meet(file('b', '  s3cret'));

@@ -9,11 +9,11 @@
  * cannot flatter it. One stream per node at once, and
  * in a ring every link carries one: the figure is the path's, not a share.
  */
+import { probeRequest } from '../probe/dial.js';
+import { encodeMessage } from '../probe/protocol.js';
 import { formatSeconds } from '../reach/clock.js';
 import type { Endpoint } from '../reach/endpoint.js';
 import type { ReachFailure } from '../reach/reach-error.js';
-import { probeRequest } from './dial.js';
-import { encodeMessage } from './protocol.js';
 
 /** SPEC: "for about a second", with --min-bandwidth. */
 export const BANDWIDTH_WINDOW_MS = 1_000;

@@ -20,12 +20,13 @@ import type { Family } from '../host/host-facts.js';
 import { familyOf } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
+import { type SlurmCredential, type SlurmMunged, slurmMungeSocket } from '../membership/munge.js';
+import { jobToken } from '../membership/token.js';
+import { type ProbeService, startProbeService } from '../probe/service.js';
 import type { Endpoint } from '../reach/endpoint.js';
 import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
-import { type SlurmCredential, slurmMungeSocket } from './munge.js';
-import { checkRegistryBound, type Registry, type Round } from './registry.js';
-import { type ProbeService, startProbeService } from './service.js';
-import { jobToken } from './token.js';
+import type { Round } from '../registry/entry.js';
+import { checkRegistryBound, type Registry } from '../registry/registry.js';
 
 export interface MeetingPoint {
   master: RendezvousEndpoint;
@@ -46,9 +47,9 @@ export interface MeetingPoint {
   /**
    * Under Slurm: every node also proves its uid with a MUNGE credential, made
    * by munged at `socket` (Slurm's own: slurm.conf's AuthInfo; null for
-   * munge's default); null outside Slurm (munge.ts).
+   * munge's default); null outside Slurm (membership/munge.ts).
    */
-  munge: { socket: string | null } | null;
+  munge: SlurmMunged | null;
 }
 
 /**
@@ -123,7 +124,7 @@ async function readSecret(file: string): Promise<Buffer> {
 /**
  * SPEC "Real jobs": the log says how membership is decided: under Slurm by
  * a MUNGE credential where this node's munged made one (the registry's own
- * decides for the job: munge.ts), and by the shared secret where one is
+ * decides for the job: membership/munge.ts), and by the shared secret where one is
  * given; `munge` is null outside Slurm. A warning where munge failed here.
  */
 export function membershipLine(

@@ -12,23 +12,23 @@
 import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
+import { Admission } from '../membership/admission.js';
+import { newProofKey } from '../membership/claim-proof.js';
+import { slurmCredential } from '../membership/munge.js';
+import type { Member, Register } from '../probe/protocol.js';
+import { type ProbeService, startProbeService } from '../probe/service.js';
 import { type Deadline, untilDeadline } from '../reach/clock.js';
 import { endpointText } from '../reach/endpoint.js';
 import { classifySocketError, type ReachFailure } from '../reach/reach-error.js';
+import type { Completion } from '../registry/final-answers.js';
+import { FULL_MESH_MAX_NODES } from '../registry/partners.js';
 import type { Decision } from '../resolve/decision.js';
-import { Admission } from './admission.js';
 import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './bandwidth.js';
-import { newProofKey } from './claim-proof.js';
 import { InboundLog } from './inbound-log.js';
 import { type MeetingPoint, membershipLine } from './meeting-point.js';
 import { probeMesh } from './mesh.js';
-import { slurmCredential } from './munge.js';
-import { FULL_MESH_MAX_NODES } from './partners.js';
 import { localPortRange } from './port-range.js';
-import type { Member, Register } from './protocol.js';
-import type { Completion } from './registry.js';
 import { joinRound } from './round.js';
-import { type ProbeService, startProbeService } from './service.js';
 
 /** Connections at a node's ephemeral port that have not said hello yet; more push the oldest out. */
 const EPHEMERAL_PENDING = 64;
@@ -86,7 +86,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
   const windowMs =
     input.bandwidthWindowMs ??
     (input.minBandwidthMbps === null ? SAMPLE_WINDOW_MS : BANDWIDTH_WINDOW_MS);
-  // Held in this process alone: the registry's dial-back proves our claim with it (claim-proof.ts).
+  // Held in this process alone: the registry's dial-back proves our claim with it (membership/claim-proof.ts).
   const proofKey = newProofKey();
   try {
     let ephemeral: ProbeService;
@@ -144,7 +144,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       admission: new Admission({
         token: meeting.token,
         localAddress: decision.address,
-        // MUNGE where this node's own munged made a credential (munge.ts).
+        // MUNGE where this node's own munged made a credential (membership/munge.ts).
         munge:
           munge?.credential == null ? null : { socket: munge.socket, uid: process.getuid?.() ?? 0 },
         onProven: (claimed, seen) =>

@@ -1,49 +1,33 @@
 /**
- * The probe service and dialer over real loopback sockets: what a stranger
- * can do to the service (garbage, an overlong line, silence, too many
- * connections, another job's token) costs it a connection, never itself;
- * a stream is counted within its window and answered.
+ * The probe service over real loopback sockets: what a stranger can do to
+ * it (garbage, an overlong line, silence, too many connections, another
+ * job's token) costs it a connection, never itself; a stream is counted
+ * within its window and answered.
  */
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { streamTo } from '../../src/probe/bandwidth.js';
-import { dialOnce } from '../../src/probe/dial.js';
-import { type Hello, MAX_MESSAGE_BYTES } from '../../src/probe/protocol.js';
-import { type ProbeService, startProbeService } from '../../src/probe/service.js';
+import { streamTo } from '../../../src/peers/bandwidth.js';
+import { MAX_MESSAGE_BYTES } from '../../../src/probe/protocol.js';
+import type { ProbeService } from '../../../src/probe/service.js';
+import {
+  LISTENER_HOST as HOST,
+  type LoopbackListener,
+  listenOnLoopback,
+  OTHER_TOKEN,
+  LISTENER_TOKEN as TOKEN,
+} from '../../fixtures/probe-listener.js';
 
-const TOKEN = '0123456789abcdef0123456789abcdef';
-const OTHER_TOKEN = 'fedcba9876543210fedcba9876543210';
-const HOST = '127.0.0.1';
 let port = 0;
 let listener: ProbeService | null = null;
-const hellos: { hello: Hello; seen: string }[] = [];
-const streams: { peer: string; bytes: number; ms: number }[] = [];
+let hellos: LoopbackListener['hellos'] = [];
+let streams: LoopbackListener['streams'] = [];
 
-async function listen(
-  options: {
-    maxPending?: number;
-    silentAfterMs?: number;
-    firstLineMs?: number;
-    windowMs?: number;
-  } = {},
-): Promise<void> {
-  hellos.length = 0;
-  streams.length = 0;
-  // Port 0: the kernel's ephemeral port, as the mesh's listeners take.
-  listener = await startProbeService({
-    host: HOST,
-    port: 0,
-    token: TOKEN,
-    maxPending: options.maxPending ?? 8,
-    ...(options.silentAfterMs !== undefined && { silentAfterMs: options.silentAfterMs }),
-    firstLineMs: options.firstLineMs ?? 300,
-    onHello: (hello, seen) => hellos.push({ hello, seen }),
-    streams: {
-      windowMs: options.windowMs ?? 200,
-      onReceived: (stream, _seen, bytes, ms) => streams.push({ peer: stream.peer, bytes, ms }),
-    },
-  });
-  port = listener.port;
+async function listen(options: Parameters<typeof listenOnLoopback>[0] = {}): Promise<void> {
+  const heard = await listenOnLoopback(options);
+  listener = heard.service;
+  port = heard.service.port;
+  hellos = heard.hellos;
+  streams = heard.streams;
 }
 
 /** Connects, writes, and reports how the listener ended the connection and what it said. */
@@ -193,47 +177,5 @@ describe('probe service', () => {
     await listener?.close();
     listener = null;
     expect((await closed).closedAfterMs).toBeLessThan(2_000);
-  });
-});
-
-describe('probe dial', () => {
-  it('reaches a listener and learns the source address it saw', async () => {
-    await listen();
-    const outcome = await dialOnce({
-      target: { address: HOST, port },
-      localAddress: HOST,
-      token: TOKEN,
-      selfName: 'node2',
-      attemptMs: 2_000,
-    });
-    expect(outcome).toEqual({ ok: true, seen: HOST });
-  });
-
-  it('tells another job, a refusal and a port that does not speak the probe apart', async () => {
-    await listen();
-    const dial = (token: string, target = port) =>
-      dialOnce({
-        target: { address: HOST, port: target },
-        localAddress: HOST,
-        token,
-        selfName: 'n',
-        attemptMs: 1_000,
-      });
-    expect(await dial(OTHER_TOKEN)).toMatchObject({ ok: false, error: 'other job' });
-    await listener?.close();
-    listener = null;
-    expect(await dial(TOKEN)).toMatchObject({
-      ok: false,
-      error: 'refused',
-      detail: 'ECONNREFUSED',
-    });
-
-    const mute = createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.2\r\n'));
-    await new Promise<void>((resolve) => mute.listen(port, HOST, resolve));
-    try {
-      expect(await dial(TOKEN)).toMatchObject({ ok: false, error: 'no handshake' });
-    } finally {
-      mute.close();
-    }
   });
 });

@@ -12,7 +12,7 @@ import {
   type ProbeMessage,
   type ReadOutcome,
   rosterEncoder,
-} from '../../src/probe/protocol.js';
+} from '../../../src/probe/protocol.js';
 
 const token = fc.stringMatching(/^[0-9a-f]{32}$/);
 const address = fc.oneof(fc.ipV4(), fc.ipV6());

@@ -13,20 +13,16 @@
  * one the stranger sent; a claim of an address where nothing of the job
  * listens (an absent node's) gets no proof at all.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { probeRequest } from '../probe/dial.js';
+import { encodeMessage } from '../probe/protocol.js';
+import { proofMac } from '../probe/service.js';
 import { formatSeconds } from '../reach/clock.js';
 import type { ReachFailure } from '../reach/reach-error.js';
-import { probeRequest } from './dial.js';
-import { encodeMessage } from './protocol.js';
 
 /** A node's key for one check; also the size of a nonce. */
 export function newProofKey(): string {
   return randomBytes(16).toString('hex');
-}
-
-/** What a node's service answers a `prove` with. */
-export function proofMac(key: string, token: string, nonce: string): string {
-  return createHmac('sha256', Buffer.from(key, 'hex')).update(`${token} ${nonce}`).digest('hex');
 }
 
 export type ClaimOutcome =

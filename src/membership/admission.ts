@@ -16,21 +16,21 @@
  * open). Where the dial-back meets silence (a firewall that drops, which
  * most that open only the rendezvous port do), it is counted unproven and
  * logged: nothing answers there, so every node that dials the claim fails,
- * and the mesh says why (ephemeral ports blocked, mesh.ts) in seconds,
+ * and the mesh says why (ephemeral ports blocked, peers/mesh.ts) in seconds,
  * where a refusal would leave the others waiting to their timeout.
  *
  * MUNGE (munge.ts): the credential must decode (unexpired, not replayed),
  * be of the registry's own uid and carry this registration's payload. A
- * node asks again with the same bytes while it waits (join.ts), and
+ * node asks again with the same bytes while it waits (peers/join.ts), and
  * munged would call the second decode a replay: a credential accepted
  * once is remembered with the source it came from, and the same bytes
  * from another source are the replay munged would have refused.
  */
 import { sameAddress } from '../host/ip-address.js';
+import type { Register } from '../probe/protocol.js';
 import { proveClaim } from './claim-proof.js';
 import { credentialPayload } from './munge.js';
 import { mungeDecode } from './munge-decode.js';
-import type { Register } from './protocol.js';
 
 /** Dial-backs in flight at once: a fleet registering from its management addresses arrives in one burst. */
 const DIAL_BACK_CONCURRENCY = 64;
@@ -125,7 +125,7 @@ export class Admission {
     if (outcome.error === 'timed out') {
       // Silence: a firewall that drops (or a dead host). A claim nobody can
       // reach makes no check pass, since the mesh dials it too, and the
-      // mesh tells a firewall on the ephemeral ports apart (mesh.ts).
+      // mesh tells a firewall on the ephemeral ports apart (peers/mesh.ts).
       this.options.onUnproven?.(
         `${claimed}, which did not answer the master's dial-back (${outcome.detail}): counted unproven, for the mesh to check (a firewall on ${request.node.name} dropping its ephemeral ports, net.ipv4.ip_local_port_range ${low}-${high}, or no host at ${request.address})`,
       );
@@ -186,7 +186,7 @@ function who(request: Register): string {
     : `${request.node.name} (rank ${request.node.rank})`;
 }
 
-/** The reject message's bound (protocol.ts): a long name or address shortens the advice, not the schema. */
+/** The reject message's bound (probe/protocol.ts): a long name or address shortens the advice, not the schema. */
 const MAX_REASON = 400;
 
 function refuse(reason: string): Verdict {
