@@ -1,21 +1,9 @@
 /**
- * Typed errors and the exit-status table of SPEC.md ("Exit status").
- * Only `cli/main.ts` turns these into a status; everything else throws.
+ * Typed errors, each with its exit status (exit-status.ts). Only
+ * `cli/main.ts` turns these into a status; everything else throws.
  */
+import { EXIT } from './exit-status.js';
 import { type Origin, originText } from './origin.js';
-
-export const EXIT = {
-  ok: 0,
-  usage: 64,
-  unresolvableMaster: 68,
-  noInterface: 69,
-  unreachable: 75,
-  config: 78,
-  /** EX_SOFTWARE (sysexits.h): a bug in nccl-run itself, never a user's mistake. */
-  internal: 70,
-  notExecutable: 126,
-  notFound: 127,
-} as const;
 
 export abstract class NcclRunError extends Error {
   abstract readonly exitCode: number;
@@ -73,7 +61,7 @@ export function badValue(
 /** The launcher could not be started: 127 not found, 126 not executable. */
 export class LauncherError extends NcclRunError {
   readonly exitCode: number;
-  constructor(message: string, exitCode: typeof EXIT.notFound | typeof EXIT.notExecutable) {
+  constructor(message: string, exitCode: (typeof EXIT)['notFound' | 'notExecutable']) {
     super(message);
     this.exitCode = exitCode;
   }

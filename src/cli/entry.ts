@@ -5,11 +5,14 @@
  * slow pipe reader (`explain --json | ssh ...`) must get all of it, and
  * Node's writes to a pipe that is full are queued, not done, when exit comes.
  */
+
+import { constants } from 'node:os';
+import { signalStatus } from '../exit-status.js';
 import { handNothingOver, stopWithShell, takeHandoverTarget } from '../launch/hand-over.js';
 import { main } from './main.js';
 
 /** A reader that went away (`nccl-run env | head -1`): the status a writer killed by SIGPIPE has. */
-const EPIPE_STATUS = 128 + 13;
+const EPIPE_STATUS = signalStatus(constants.signals.SIGPIPE);
 
 /** Runs nccl-run; `beforeExit` runs last (bin/nccl-run.cjs writes its code cache there). */
 export async function start({ beforeExit }: { beforeExit?: () => void } = {}): Promise<never> {

@@ -4,6 +4,7 @@
  * zod, so one message format covers flags, variables and the env file.
  */
 import yargs, { type Argv } from 'yargs';
+import { exitStatusSummary } from '../exit-status.js';
 import {
   COMMAND_FLAGS,
   commandsOf,
@@ -29,9 +30,7 @@ Everything from the first word that is not an nccl-run option (or after --) goes
 unchanged. Every option can also be set as NCCL_RUN_<NAME> (e.g. NCCL_RUN_IFACE)
 or in ./nccl-run.env; precedence: flag > environment > env file > default.
 
-Exit status: torchrun's own; 128+N if it died of signal N; 64 bad command line;
-68 master name does not resolve; 69 no usable interface; 75 master or peer
-unreachable; 78 bad configuration; 126/127 launcher not executable/not found.`;
+${exitStatusSummary()}`;
 
 /** Printed above yargs' option groups: yargs would re-wrap these aligned lines. */
 export const USAGE = [

@@ -4,7 +4,7 @@
  * the command; and the one summary line every launch logs.
  */
 
-import { formatEnv, shellQuote } from '../env/format-env.js';
+import { formatEnv } from '../env/format-env.js';
 import type { NcclRunError } from '../errors.js';
 import { endpointSource } from '../job/rendezvous-master.js';
 import type { NcclBind } from '../nccl/nccl-pick.js';
@@ -13,6 +13,7 @@ import type { MeetingPoint } from '../peers/meeting-point.js';
 import type { Learned, Plan } from '../plan.js';
 import { endpointText } from '../reach/endpoint.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
+import { shellQuote } from '../shell-words.js';
 import { dataPlaneSummary, transportJson, transportLines } from '../transport/transport-text.js';
 import type { VerifyReport } from '../verify/report.js';
 

@@ -4,7 +4,8 @@
  * table, a trace) go into the JSON record, or as plain lines under a
  * human-readable message.
  */
-import { EXIT, NcclRunError } from '../errors.js';
+import { NcclRunError } from '../errors.js';
+import { EXIT } from '../exit-status.js';
 import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
 

@@ -6,6 +6,7 @@
 
 import { ConfigError } from '../errors.js';
 import type { Options } from '../options/option-table.js';
+import { shellQuote, singleQuoted } from '../shell-words.js';
 import { dotenvValue } from './dotenv-value.js';
 
 /** A name `export NAME=` and a dotenv line both accept unquoted (POSIX: letters, digits, underscore). */
@@ -18,20 +19,6 @@ export function formatEnv(variables: Record<string, string>, format: Options['fo
   if (format === 'json') return `${JSON.stringify(variables, null, 2)}\n`;
   const line = format === 'shell' ? shellLine : dotenvLine;
   return entries.map(([name, value]) => `${line(name, value)}\n`).join('');
-}
-
-/**
- * POSIX single quotes keep every byte but the single quote itself literal
- * ($, backticks, backslashes, newlines, non-ASCII); a `'` closes the quote,
- * is written escaped, and reopens it. Safe to paste into sh, bash and zsh.
- */
-function singleQuoted(value: string): string {
-  return `'${value.replaceAll("'", "'\\''")}'`;
-}
-
-/** A word for a shell command line: plain words stay unquoted for reading. */
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : singleQuoted(value);
 }
 
 /** Always quoted: an `eval`ed export line must not depend on what the value looks like. */

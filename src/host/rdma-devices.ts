@@ -16,9 +16,9 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compareNames } from '../resolve/speed-ranking.js';
 import { attempt } from './attempt.js';
 import type { RdmaDevice, RdmaDeviceFacts, RdmaPortFacts } from './host-facts.js';
+import { compareNames } from './name-order.js';
 import { readGidTable } from './rdma-gids.js';
 import { readSysfsText } from './sysfs-text.js';
 

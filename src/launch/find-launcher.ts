@@ -14,7 +14,8 @@ import {
   statSync,
 } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { EXIT, LauncherError } from '../errors.js';
+import { LauncherError } from '../errors.js';
+import { EXIT } from '../exit-status.js';
 
 // execvp(3) searches confstr(_CS_PATH) when the environment has no PATH.
 const DEFAULT_PATH = '/bin:/usr/bin';

@@ -29,9 +29,11 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
+import { constants } from 'node:os';
 import { decodeBytes, encodeBytes } from '../byte-string.js';
-import { shellQuote } from '../env/format-env.js';
 import { ConfigError } from '../errors.js';
+import { signalStatus } from '../exit-status.js';
+import { shellQuote } from '../shell-words.js';
 import { findLauncher } from './find-launcher.js';
 
 /** Where bin/nccl-run waits for the hand-over: its file, and the shell's pid. */
@@ -60,7 +62,8 @@ export function stopWithShell(target: HandoverTarget): void {
   const check = () => {
     if (process.ppid === target.shell) return;
     removeFile(target.file);
-    process.exit(1);
+    // Its shell died by the one signal it cannot trap (SIGKILL): Node ends as if that reached it too.
+    process.exit(signalStatus(constants.signals.SIGKILL));
   };
   check();
   setInterval(check, 100).unref();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkGlooIfname } from '../../src/env/gloo-ifname.js';
-import { ConfigError, EXIT } from '../../src/errors.js';
+import { ConfigError } from '../../src/errors.js';
+import { EXIT } from '../../src/exit-status.js';
 import { glooInterfaceNames } from '../../src/resolve/gloo-pick.js';
 import { loadFacts } from '../fixtures/facts/facts-fixtures.js';
 

@@ -6,7 +6,8 @@
  * for what is missing.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, EXIT } from '../../src/errors.js';
+import { ConfigError } from '../../src/errors.js';
+import { EXIT } from '../../src/exit-status.js';
 import { assessTransport } from '../../src/transport/assess-transport.js';
 import { loadRdmaFacts, type RdmaFixture } from '../fixtures/rdma/rdma-fixtures.js';
 

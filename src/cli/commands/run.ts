@@ -3,9 +3,10 @@
  * launch over, so that torchrun replaces nccl-run (SPEC "Launch"). The
  * launcher is looked up first, so that one that cannot start costs no wait.
  */
-import { formatEnv, shellQuote } from '../../env/format-env.js';
+import { formatEnv } from '../../env/format-env.js';
 import { findLauncher } from '../../launch/find-launcher.js';
 import { handOver } from '../../launch/hand-over.js';
+import { shellQuote } from '../../shell-words.js';
 import { verifyPlan } from '../../verify/verify-plan.js';
 import { type JobContext, planJob } from '../job-context.js';
 import { launchSummary } from '../render.js';
