@@ -291,7 +291,7 @@ async function runMaster({ nodes, masterPort }) {
       masterAddresses: [NODE],
       nodeName: 'node0',
     };
-    // The store role and the meeting point as the plan computes them (plan.ts).
+    // The store role and the meeting point as the plan computes them (plan/plan.ts).
     const role = await storeRole(
       input.job,
       input.job.master,
@@ -306,7 +306,6 @@ async function runMaster({ nodes, masterPort }) {
       family: 'ipv4',
       role,
       secretFile: null,
-      env: {},
     });
     const report = await verify({ ...input, role, meeting });
     const partners = report.results.filter((result) => result.check === 'probe').length;

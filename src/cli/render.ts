@@ -10,7 +10,7 @@ import { endpointSource } from '../job/rendezvous-master.js';
 import type { NcclBind } from '../nccl/nccl-pick.js';
 import { whereSet } from '../origin.js';
 import type { MeetingPoint } from '../peers/meeting-point.js';
-import type { Learned, Plan } from '../plan.js';
+import type { Learned, Plan } from '../plan/plan.js';
 import { endpointText } from '../reach/endpoint.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
 import { shellQuote } from '../shell-words.js';

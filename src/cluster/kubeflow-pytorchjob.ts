@@ -66,6 +66,7 @@ function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
     peers: replicaServices(masterHost, nnodes),
     jobId: null,
     nodeName: null,
+    munge: null,
   };
 }
 

@@ -17,6 +17,12 @@ export interface ClusterInfo {
   jobId: string | null;
   /** This node's name in the scheduler's host list, for progress and errors. */
   nodeName: string | null;
+  /**
+   * The cluster proves its users with MUNGE (every node runs munged with one
+   * key, as Slurm's auth/munge needs), and `conf` is the file that names its
+   * socket; null where the cluster has no such credential.
+   */
+  munge: { conf: string } | null;
 }
 
 export interface Scheduler {

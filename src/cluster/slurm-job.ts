@@ -16,6 +16,8 @@ import { slurmMasterPort } from './slurm-master-port.js';
 const NODELIST_VARIABLES = ['SLURM_STEP_NODELIST', 'SLURM_JOB_NODELIST', 'SLURM_NODELIST'];
 const NODE_COUNT_VARIABLES = ['SLURM_STEP_NUM_NODES', 'SLURM_NNODES', 'SLURM_JOB_NUM_NODES'];
 const MAX_NODES = 65_536;
+/** Slurm's own default location of slurm.conf (Debian's slurm-wlm, and Slurm's configure default). */
+const DEFAULT_SLURM_CONF = '/etc/slurm/slurm.conf';
 
 export const slurm = {
   name: 'slurm',
@@ -67,5 +69,7 @@ function fromSlurm(env: NodeJS.ProcessEnv): ClusterInfo {
     peers,
     jobId: String(jobId),
     nodeName: env.SLURMD_NODENAME?.trim() || null,
+    // Slurm's auth/munge: slurm.conf's AuthInfo names the munged socket Slurm uses.
+    munge: { conf: env.SLURM_CONF || DEFAULT_SLURM_CONF },
   };
 }

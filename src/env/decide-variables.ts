@@ -1,6 +1,6 @@
 /**
  * What nccl-run will set, what it leaves alone of the user's, and what the user
- * should hear about (SPEC "What it exports" and "Warnings"). Pure: plan.ts
+ * should hear about (SPEC "What it exports" and "Warnings"). Pure: plan/plan.ts
  * has read the host, the names and the routes. SPEC's warning for a hostname
  * that resolves to loopback with no Gloo interface set cannot arise:
  * GLOO_SOCKET_IFNAME is always set here or kept from the user. The order is
@@ -12,7 +12,6 @@ import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import { c10dStoreHostWarning } from '../job/store-role.js';
 import type { Origin } from '../origin.js';
 import type { ExcludeRule } from '../resolve/decision.js';
-import { isSingleNode } from '../resolve/strategies/local.js';
 import type { MachineNames } from '../torch/store-host-rule.js';
 import { type ExportInput, keptWarnings, settleVariables } from './exported-variables.js';
 import { fasterInterfaceWarning } from './faster-interface.js';
@@ -24,6 +23,8 @@ export interface VariablesInput extends ExportInput {
   facts: HostFacts;
   /** What the user set: the environment over the env file over NCCL's files. */
   env: Readonly<Record<string, string | undefined>>;
+  /** The job runs on this node alone (the plan's one decision, ResolveContext.singleNode). */
+  singleNode: boolean;
   routesToMaster: readonly RouteAnswer[];
   masterAddresses: readonly string[];
   /** What the job's --master-addr resolves to where a c10d endpoint is not it (master-network.ts). */
@@ -51,7 +52,7 @@ export function decideVariables(input: VariablesInput): Variables {
   const { decision, facts, job } = input;
   const { set, kept, warnings } = settleVariables(input, input.env);
   const ncclIfname = kept.NCCL_SOCKET_IFNAME ?? set.NCCL_SOCKET_IFNAME ?? `=${decision.interface}`;
-  const multiNode = !isSingleNode(job, [...input.masterAddresses], facts);
+  const multiNode = !input.singleNode;
   warnings.push(
     ...keptWarnings(kept, (name) => ({
       decision,

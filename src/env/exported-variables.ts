@@ -140,45 +140,63 @@ export function userValue(env: Readonly<Record<string, string | undefined>>, nam
   return ignored === undefined || ignored.honours(value) ? value : null;
 }
 
-export interface Settled {
+/** The variables nccl-run sets, the user's it keeps, and what the user should hear about them. */
+export interface VariableChoice {
   set: Record<string, string>;
   kept: Record<string, string>;
   warnings: string[];
+}
+
+/**
+ * The user's value of `name` that nccl-run keeps (SPEC: it never overrides
+ * what the user set; --force replaces a forceable one); null where nccl-run
+ * sets its own. The plan decides the kept NCCL_SOCKET_IFNAME and
+ * NCCL_SOCKET_FAMILY by it before the chain, and settleVariables every
+ * variable by it after.
+ */
+export function keptValue(
+  env: Readonly<Record<string, string | undefined>>,
+  name: ExportedName,
+  force: boolean,
+): string | null {
+  const user = userValue(env, name);
+  return user !== null && !(force && (EXPORTED[name] as ExportedVariable).forceable) ? user : null;
 }
 
 /** What to set and what to keep of the user's, with what the user should hear about it. */
 export function settleVariables(
   input: ExportInput,
   env: Readonly<Record<string, string | undefined>>,
-): Settled {
+): VariableChoice {
   const { force } = input.options;
-  const settled: Settled = { set: {}, kept: {}, warnings: [] };
+  const choice: VariableChoice = { set: {}, kept: {}, warnings: [] };
   for (const [name, variable] of Object.entries(EXPORTED) as [ExportedName, ExportedVariable][]) {
     const value = variable.value(input);
     if (value === null) continue;
     const raw = env[name];
     const user = userValue(env, name);
+    const kept = keptValue(env, name, force);
     if (user === null) {
-      settled.set[name] = value;
+      choice.set[name] = value;
       if (raw !== undefined && raw !== '' && variable.ignoredBy !== undefined) {
-        settled.warnings.push(
+        choice.warnings.push(
           `${name}='${raw}' is ${variable.ignoredBy.rule}, which ${variable.ignoredBy.reader} ignores; setting ${name}='${value}'`,
         );
       }
-    } else if (force && variable.forceable) {
-      settled.set[name] = value;
+    } else if (kept === null) {
+      choice.set[name] = value;
       if (user !== value)
-        settled.warnings.push(`replacing your ${name}='${user}' with '${value}' (--force)`);
+        choice.warnings.push(`replacing your ${name}='${user}' with '${value}' (--force)`);
     } else {
-      settled.kept[name] = user;
+      choice.kept[name] = user;
       if (variable.option !== undefined && user !== value) {
-        settled.warnings.push(
+        choice.warnings.push(
           `${name}='${user}' is already set, so ${variable.option} ${value} does not apply; --force replaces it`,
         );
       }
     }
   }
-  return settled;
+  return choice;
 }
 
 /** The warnings (and the ConfigError) for each kept value, in the table's order. */

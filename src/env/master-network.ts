@@ -12,7 +12,7 @@ import { replayRoutes } from '../host/routes.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Decision } from '../resolve/decision.js';
 
-/** The --master-addr to compare with the endpoint, when there is one (plan.ts resolves it). */
+/** The --master-addr to compare with the endpoint, when there is one (plan/plan.ts resolves it). */
 export function otherMasterAddr(job: JobShape): string | null {
   const { master, masterAddr } = job;
   return master === null || masterAddr === null || masterAddr === master.host ? null : masterAddr;

@@ -2,11 +2,10 @@
  * What NCCL and Gloo will bind (SPEC "NCCL's own pick", "Outputs"): NCCL's
  * pick with the environment torchrun gets plus NCCL's own files; what NCCL
  * and Gloo would bind if nccl-run set nothing; and the warnings about NCCL's
- * pick. Pure: plan.ts reads the files and resolves the names.
+ * pick. Pure: plan/plan.ts reads the files and resolves the names.
  */
 
 import type { HostFacts } from '../host/host-facts.js';
-import type { NcclConf } from '../nccl/nccl-conf.js';
 import { type NcclBind, ncclPick, ncclSettings } from '../nccl/nccl-pick.js';
 import type { Origin } from '../origin.js';
 import type { Decision, ResolveContext } from '../resolve/decision.js';
@@ -19,11 +18,12 @@ export interface PictureInput {
   facts: HostFacts;
   context: ResolveContext;
   decision: Decision;
-  conf: NcclConf;
-  /** What the user set: the env file below the process environment. */
+  /** What NCCL would read if nccl-run set nothing: the user's environment over NCCL's files. */
+  userNcclEnv: Readonly<Record<string, string>>;
+  /** What NCCL reads in the job: torchrun's environment (the user's and what nccl-run sets) over NCCL's files. */
+  jobNcclEnv: Readonly<Record<string, string>>;
+  /** What the user set: the env file below the process environment (Gloo reads no file). */
   userEnv: Readonly<Record<string, string>>;
-  /** torchrun's environment: the user's and what nccl-run sets. */
-  childEnv: Readonly<Record<string, string>>;
   /** The user's NCCL_SOCKET_IFNAME when nccl-run kept it, and where it came from. */
   keptIfname: { value: string; from: Origin } | null;
   commIdAddress: string | null;
@@ -41,21 +41,15 @@ export interface Picture {
 }
 
 export function ncclPicture(input: PictureInput): Picture {
-  const { facts, context, conf } = input;
+  const { facts, context } = input;
   const rules = context.ncclRules;
-  // NCCL's files count only where the environment leaves a variable unset.
-  const settings = ncclSettings({ ...conf.values, ...input.childEnv });
+  const settings = ncclSettings(input.jobNcclEnv);
   const pick = ncclPick(facts, settings, rules, input.commIdAddress);
   const masters = context.master?.addresses ?? [];
   return {
     pick,
     unmanaged: {
-      nccl: ncclPick(
-        facts,
-        ncclSettings({ ...conf.values, ...input.userEnv }),
-        rules,
-        input.commIdAddress,
-      ),
+      nccl: ncclPick(facts, ncclSettings(input.userNcclEnv), rules, input.commIdAddress),
       gloo: glooPick(
         facts,
         userValue(input.userEnv, 'GLOO_SOCKET_IFNAME'),

@@ -56,4 +56,6 @@ export interface JobShape {
   /** The scheduler's id of the job and its name of this node (SLURM_JOB_ID, SLURMD_NODENAME). */
   jobId: string | null;
   nodeName: string | null;
+  /** The cluster's MUNGE, where it has one (ClusterInfo.munge): the probe's membership proves the user by it. */
+  munge: { conf: string } | null;
 }

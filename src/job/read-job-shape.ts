@@ -74,6 +74,7 @@ export function readJobShape(
     cluster: cluster !== null && (filled || cluster.peers.length > 0) ? cluster.kind : null,
     jobId: cluster?.jobId ?? null,
     nodeName: cluster?.nodeName ?? null,
+    munge: cluster?.munge ?? null,
     isHost,
     lastCallTimeoutS,
   };

@@ -122,7 +122,7 @@ export function storeHostQuestion(
  * The warning for a c10d endpoint that is this node's address where the
  * torch that will run (its version; null when unknown: 1.13's rule and
  * 2.x's both count) will not host the store; null when there is nothing to
- * say. machine: what plan.ts looked up for storeHostQuestion's endpoint.
+ * say. machine: what plan/plan.ts looked up for storeHostQuestion's endpoint.
  */
 export function c10dStoreHostWarning(
   job: JobShape,

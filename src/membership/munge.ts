@@ -22,19 +22,18 @@ import type { Register } from '../probe/protocol.js';
 
 /** munge answers from a local socket in milliseconds; slower is a wedged munged. */
 const MUNGE_TIMEOUT_MS = 5_000;
-/** Slurm's own default location of slurm.conf (Debian's slurm-wlm, and Slurm's configure default). */
-const DEFAULT_SLURM_CONF = '/etc/slurm/slurm.conf';
 /** Beyond munged's default TTL (300 s) when a check waits longer; munged caps it (3600 s by default). */
 const TTL_SLACK_S = 60;
 
 /**
- * The munged socket Slurm itself uses: slurm.conf's `AuthInfo=socket=PATH`
- * (Slurm's auth/munge plugin, slurm_auth_opts_to_socket), at $SLURM_CONF
- * or Slurm's default path; null for munge's own default
- * (/run/munge/munge.socket.2). munge has no variable for it, only --socket.
+ * The munged socket the cluster itself uses, from its configuration file
+ * (ClusterInfo.munge): slurm.conf's `AuthInfo=socket=PATH` (Slurm's
+ * auth/munge plugin, slurm_auth_opts_to_socket); null for munge's own
+ * default (/run/munge/munge.socket.2). munge has no variable for it, only
+ * --socket.
  */
-export async function slurmMungeSocket(env: NodeJS.ProcessEnv): Promise<string | null> {
-  const conf = await readFile(env.SLURM_CONF || DEFAULT_SLURM_CONF, 'utf8').catch(() => '');
+export async function mungeSocketIn(slurmConf: string): Promise<string | null> {
+  const conf = await readFile(slurmConf, 'utf8').catch(() => '');
   for (const line of conf.split('\n')) {
     const authInfo = line.replace(/#.*/, '').match(/^\s*AuthInfo\s*=\s*(\S+)/i)?.[1];
     if (authInfo === undefined) continue;
@@ -99,7 +98,7 @@ export function mungeEncode(
   });
 }
 
-/** The munged a Slurm job's nodes use (slurmMungeSocket): its socket, null for munge's own default. */
+/** The munged a Slurm job's nodes use (mungeSocketIn): its socket, null for munge's own default. */
 export interface SlurmMunged {
   socket: string | null;
 }

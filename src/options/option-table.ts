@@ -17,6 +17,7 @@ import { DEFAULT_CHAIN } from '../resolve/strategies/index.js';
 import { REQUIRED_TRANSPORTS } from '../transport/transport-requirement.js';
 import { parseDuration } from './duration.js';
 import { parseRate } from './rate.js';
+import { VERIFY_LEVELS } from './verify-level.js';
 
 /** The commands that run a job's resolution; `init` only writes a file. */
 export const JOB_COMMANDS = ['run', 'explain', 'env', 'check'] as const;
@@ -213,7 +214,7 @@ export const OPTIONS = {
     schema: path,
   }),
   verify: option({
-    ...oneOf(['none', 'local', 'master', 'peers']),
+    ...oneOf(VERIFY_LEVELS),
     group: 'Verification',
     describe: 'How far the pre-flight check goes',
     default: 'master',

@@ -5,6 +5,7 @@
  * one line naming where it came from, the value and what is valid, 64 or 78
  * by its origin (errors.ts).
  */
+
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
@@ -20,6 +21,7 @@ import {
   type OptionName,
   type Options,
 } from './option-table.js';
+import { reaches } from './verify-level.js';
 
 /** Where an option's value came from: where it was given, else its flag, holding its default. */
 export function optionOrigin(sources: Settled['sources'], name: OptionName): Origin {
@@ -112,7 +114,7 @@ function checkCombination({ options, sources }: Settled): void {
       `${originText(optionOrigin(sources, 'strategy'))}: --iface ${options.iface.join(',')} is given but the strategy list '${options.strategy.join(',')}' has no 'explicit'; add it or drop --iface`,
     );
   }
-  if (options.minBandwidth !== null && options.verify !== 'peers') {
+  if (options.minBandwidth !== null && !reaches(options.verify, 'peers')) {
     // SPEC --min-bandwidth: only the peers level measures; accepted elsewhere it would check nothing.
     throw new ConfigError(
       `${from('min-bandwidth')}: --min-bandwidth needs --verify peers (the level is ${options.verify}, from ${from('verify')})`,

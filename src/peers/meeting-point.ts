@@ -20,7 +20,7 @@ import type { Family } from '../host/host-facts.js';
 import { familyOf } from '../host/ip-address.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
-import { type SlurmCredential, type SlurmMunged, slurmMungeSocket } from '../membership/munge.js';
+import { mungeSocketIn, type SlurmCredential, type SlurmMunged } from '../membership/munge.js';
 import { jobToken } from '../membership/token.js';
 import { type ProbeService, startProbeService } from '../probe/service.js';
 import type { Endpoint } from '../reach/endpoint.js';
@@ -69,8 +69,6 @@ export async function meetingPoint(input: {
   role: StoreRole | null;
   /** --probe-secret-file. */
   secretFile: string | null;
-  /** Where $SLURM_CONF is read, under Slurm. */
-  env: NodeJS.ProcessEnv;
 }): Promise<MeetingPoint | null> {
   const { job, family, secretFile } = input;
   const master = job.master;
@@ -97,7 +95,7 @@ export async function meetingPoint(input: {
     family,
     wildcard: family === 'ipv6' ? '::' : '0.0.0.0',
     membership: secretFile === null ? { kind: 'token' } : { kind: 'secret', file: secretFile },
-    munge: job.cluster === 'slurm' ? { socket: await slurmMungeSocket(input.env) } : null,
+    munge: job.munge === null ? null : { socket: await mungeSocketIn(job.munge.conf) },
   };
 }
 

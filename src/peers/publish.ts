@@ -12,11 +12,13 @@
  * Otherwise the strategy is told why and skips. A node that never comes is
  * exit 75, named (SPEC strategy table).
  */
+
 import { UnreachableError } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
+import { reaches } from '../options/verify-level.js';
 import {
   encodeMessage,
   MAX_NETWORKS,
@@ -47,7 +49,7 @@ export interface PublishInput {
 
 export async function publishNetworks(input: PublishInput): Promise<Agreement> {
   const { options, job, facts, context, meeting, logger } = input;
-  if (options.verify !== 'peers') {
+  if (!reaches(options.verify, 'peers')) {
     return {
       kind: 'unavailable',
       reason: `the nodes meet only with --verify peers (the level is ${options.verify})`,

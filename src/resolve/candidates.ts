@@ -3,26 +3,40 @@
  * and not excluded (SPEC: excludes apply to every strategy but explicit and local).
  */
 import type { HostFacts, InterfaceAddress, InterfaceFacts } from '../host/host-facts.js';
-import type { ResolveContext } from './decision.js';
+import type { ExcludeRule, ResolveContext } from './decision.js';
 import { describeExclude, excludedBy } from './excludes.js';
-import { unusableReason, usableAddresses } from './usable.js';
+import {
+  type Unusable,
+  unusable,
+  unusablePredicate,
+  unusableText,
+  usableAddresses,
+} from './usable.js';
 
 export interface Candidate {
   iface: InterfaceFacts;
   addresses: InterfaceAddress[];
 }
 
+/** Why an interface is not a candidate: excluded by a rule, or unusable. */
+export type Rejection = Unusable | { kind: 'excluded'; rule: ExcludeRule };
+
 /**
- * Why the interface is not a candidate ("excluded (prefix docker)", "down"),
- * or null. What it is (loopback, a bond member) reads before an exclude rule
- * that also matches it, as in explain's verdicts.
+ * Why the interface is not a candidate, or null. What it is (loopback, a
+ * bond member) comes before an exclude rule that also matches it, as in
+ * explain's verdicts.
  */
-export function rejection(iface: InterfaceFacts, context: ResolveContext): string | null {
+export function rejection(iface: InterfaceFacts, context: ResolveContext): Rejection | null {
   if (iface.kind === 'loopback' || iface.kind === 'bond-member')
-    return unusableReason(iface, context.family);
+    return unusable(iface, context.family);
   const rule = excludedBy(iface, context.excludes);
-  if (rule !== null) return `excluded (${describeExclude(rule)})`;
-  return unusableReason(iface, context.family);
+  if (rule !== null) return { kind: 'excluded', rule };
+  return unusable(iface, context.family);
+}
+
+/** The rejection in words: "excluded (prefix docker)", "down", "no IPv4 address". */
+export function rejectionText(why: Rejection): string {
+  return why.kind === 'excluded' ? `excluded (${describeExclude(why.rule)})` : unusableText(why);
 }
 
 export function candidates(facts: HostFacts, context: ResolveContext): Candidate[] {
@@ -32,8 +46,6 @@ export function candidates(facts: HostFacts, context: ResolveContext): Candidate
 }
 
 /** A rejection as a predicate after the interface's name: "is down", "has no IPv4 address". */
-export function predicate(why: string): string {
-  if (why.startsWith('no ')) return `has ${why}`;
-  if (why.startsWith('bond member')) return `is a ${why}`;
-  return `is ${why}`;
+export function predicate(why: Rejection): string {
+  return why.kind === 'excluded' ? `is ${rejectionText(why)}` : unusablePredicate(why);
 }

@@ -6,20 +6,18 @@
  * folded into one line.
  */
 import type { HostFacts, InterfaceFacts } from '../host/host-facts.js';
-import { rejection } from './candidates.js';
+import { type Rejection, rejection, rejectionText } from './candidates.js';
 import type { Decision, ResolveContext, TraceEntry } from './decision.js';
 
-/**
- * One word or phrase per interface for explain's table: chosen, usable,
- * excluded (prefix docker), down, no IPv4 address, link-local only, bond
- * member of bond0, loopback. The same words the strategies give as reasons.
- */
+/** Each interface's verdict: chosen, usable, or why it is not a candidate. */
+export type Verdict = 'chosen' | 'usable' | Rejection;
+
 export function interfaceVerdicts(
   facts: HostFacts,
   context: ResolveContext,
   decision: Decision | null,
-): Map<string, string> {
-  const verdicts = new Map<string, string>();
+): Map<string, Verdict> {
+  const verdicts = new Map<string, Verdict>();
   for (const iface of facts.interfaces) {
     const verdict =
       decision?.interface === iface.name ? 'chosen' : (rejection(iface, context) ?? 'usable');
@@ -28,15 +26,25 @@ export function interfaceVerdicts(
   return verdicts;
 }
 
+/**
+ * The verdict as explain's table writes it: chosen, usable, excluded
+ * (prefix docker), down, no IPv4 address, link-local only, bond member of
+ * bond0, loopback; the same words the strategies give as reasons.
+ */
+export function verdictText(verdict: Verdict): string {
+  return typeof verdict === 'string' ? verdict : rejectionText(verdict);
+}
+
 /** Rows shown for one exclude verdict before the rest are counted instead. */
 const SHOWN_PER_EXCLUDE = 3;
 
-export function interfaceTable(facts: HostFacts, verdicts: ReadonlyMap<string, string>): string[] {
+export function interfaceTable(facts: HostFacts, verdicts: ReadonlyMap<string, Verdict>): string[] {
   const rows: string[][] = [];
   const folded = new Map<string, number>();
   for (const iface of facts.interfaces) {
-    const verdict = verdicts.get(iface.name) ?? '';
-    if (verdict.startsWith('excluded')) {
+    const found = verdicts.get(iface.name);
+    const verdict = found === undefined ? '' : verdictText(found);
+    if (typeof found === 'object' && found.kind === 'excluded') {
       const seen = (folded.get(verdict) ?? 0) + 1;
       folded.set(verdict, seen);
       if (seen > SHOWN_PER_EXCLUDE) continue;

@@ -1,5 +1,5 @@
 /**
- * The data plane for plan.ts (SPEC "RDMA transport"): what NCCL's IB
+ * The data plane for plan/plan.ts (SPEC "RDMA transport"): what NCCL's IB
  * transport will find with torchrun's environment, the checks of the user's
  * NCCL_IB_* settings, and whether `--require-transport` is met. Pure over the
  * facts; a NCCL_IB_HCA that selects nothing throws (ConfigError, 78).

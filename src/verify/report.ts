@@ -3,18 +3,17 @@
  * check and peer, and the report around them; verify.ts fills it in,
  * failure.ts turns a failed one into the error.
  */
-import type { Options } from '../options/option-table.js';
+import type { VerifyLevel } from '../options/verify-level.js';
 import type { RendezvousOutcome } from '../peers/peers.js';
-
-export type VerifyLevel = Options['verify'];
+import type { ReachError } from '../reach/reach-error.js';
 
 export interface PeerResult {
   peer: string;
   address: string | null;
   port: number;
   ok: boolean;
-  /** refused, unreachable, timed out, wrong source address, ... (ReachError) */
-  error: string | null;
+  /** refused, unreachable, timed out, wrong source address, not registered, ... */
+  error: ReachError | null;
   /** The source address the other side saw, for peers. */
   seenSource: string | null;
   /** Probe only: the throughput this node measured to this peer (next in ring order), Mbit/s. */
@@ -31,7 +30,7 @@ export interface PeerResult {
   /** Probe only: the peer → this node leg; `ok` above covers both legs. */
   inbound: {
     ok: boolean;
-    error: string | null;
+    error: ReachError | null;
     detail: string | null;
     source: string | null;
     /** What the peer measured to this node (we are its next in ring order), Mbit/s. */

@@ -4,9 +4,11 @@
  * verify option is read here once; its warnings and its one summary line
  * logged. Loads the probe only when a level above none asks for it.
  */
+
 import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
-import type { Plan } from '../plan.js';
+import { reaches } from '../options/verify-level.js';
+import type { Plan } from '../plan/plan.js';
 import { VerificationFailedError } from './failure.js';
 import type { VerifyReport } from './report.js';
 
@@ -15,7 +17,7 @@ export async function verifyPlan(
   options: Options,
   logger: Logger,
 ): Promise<VerifyReport | null> {
-  if (options.verify === 'none') return null;
+  if (!reaches(options.verify, 'local')) return null;
   const { verify } = await import('./verify.js');
   const report = await verify({
     level: options.verify,

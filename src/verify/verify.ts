@@ -11,6 +11,8 @@ import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { Logger } from '../log.js';
+import type { VerifyLevel } from '../options/verify-level.js';
+import { reaches } from '../options/verify-level.js';
 import type { MeetingPoint } from '../peers/meeting-point.js';
 import { type ProbePeersOutcome, probePeers } from '../peers/peers.js';
 import { ATTEMPT_MS } from '../reach/backoff.js';
@@ -20,7 +22,7 @@ import type { Decision } from '../resolve/decision.js';
 import { checkLocal } from './check-local.js';
 import { checkStorePort } from './check-store-port.js';
 import { failureOf } from './failure.js';
-import type { PeerResult, VerifyLevel, VerifyReport } from './report.js';
+import type { PeerResult, VerifyReport } from './report.js';
 import { type WaitOutcome, waitForEndpoint, waitForStore } from './wait-for-endpoint.js';
 
 export { VerificationFailedError } from './failure.js';
@@ -40,7 +42,7 @@ export interface VerifyInput {
   logger: Logger;
   /** The kernel's routes to the master's addresses of the chosen family (ResolveContext.routesToMaster). */
   routesToMaster: RouteAnswer[];
-  /** Every address the master resolves to (plan.ts resolves it once, for the choice and for this). */
+  /** Every address the master resolves to (plan/plan.ts resolves it once, for the choice and for this). */
   masterAddresses: readonly string[];
   /**
    * The family the rendezvous uses (ResolveContext.family). Not always the
@@ -74,18 +76,18 @@ export async function verify(input: VerifyInput): Promise<VerifyReport> {
     localAddress: decision.address,
     elapsedMs: 0,
   };
-  if (input.level === 'none') return report;
+  if (!reaches(input.level, 'local')) return report;
 
   const local = checkLocal(input.facts, decision, input.routesToMaster);
   report.warnings.push(...local.warnings);
   if (!local.ok) throw failureOf(finish(report, deadline, false), local.message);
-  if (input.level === 'local') return finish(report, deadline, true);
+  if (!reaches(input.level, 'master')) return finish(report, deadline, true);
 
   const { role } = input;
   report.results.push(...(await checkMaster(input, role, deadline, report.warnings)));
   // The registry meets at the rendezvous port: where torch's store cannot bind it, neither can it.
   const bound = report.results.every((result) => result.check !== 'bind' || result.ok);
-  if (input.level === 'peers' && input.meeting !== null && role !== null && bound) {
+  if (reaches(input.level, 'peers') && input.meeting !== null && role !== null && bound) {
     report.results.push(...(await probeAll(input, input.meeting, deadline, report)));
   }
 
@@ -131,7 +133,8 @@ async function checkMaster(
       ];
     }
   }
-  if (input.level !== 'master' || clientOf === null) return [];
+  // At peers the probe proves the path instead: no torchrun runs yet, so no store answers.
+  if (reaches(input.level, 'peers') || clientOf === null) return [];
   // SPEC level master, two checks, a failure saying which: (a) the store as
   // torch's TCPStore reaches it, the master's name resolved as torch resolves
   // it and no source imposed (under strict reverse-path filtering a source

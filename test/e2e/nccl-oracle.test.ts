@@ -19,7 +19,7 @@ import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { libraryPathNccl } from '../../src/nccl/find-nccl.js';
-import { readStack } from '../../src/stack/read-stack.js';
+import { readStack } from '../../src/plan/read-stack.js';
 import { labRoot, type Suite } from '../lab/debian-root.js';
 import {
   addWire,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolveContext } from '../../src/resolve/decision.js';
 import { buildExcludes } from '../../src/resolve/excludes.js';
-import { interfaceVerdicts } from '../../src/resolve/interface-table.js';
+import { interfaceVerdicts, verdictText } from '../../src/resolve/interface-table.js';
 import { runChain } from '../../src/resolve/run-chain.js';
 import { DEFAULT_CHAIN } from '../../src/resolve/strategies/index.js';
 import { type FixtureName, loadFacts, makeContext } from '../fixtures/facts/facts-fixtures.js';
@@ -10,7 +10,12 @@ function verdicts(fixture: FixtureName, overrides: Partial<ResolveContext> = {},
   const facts = loadFacts(fixture);
   const context = makeContext(overrides);
   const decision = decide ? runChain(DEFAULT_CHAIN, facts, context) : null;
-  return Object.fromEntries(interfaceVerdicts(facts, context, decision));
+  return Object.fromEntries(
+    [...interfaceVerdicts(facts, context, decision)].map(([name, verdict]) => [
+      name,
+      verdictText(verdict),
+    ]),
+  );
 }
 
 describe('interfaceVerdicts', () => {

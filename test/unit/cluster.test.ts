@@ -200,6 +200,7 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
       peers: BERT_PEERS,
       jobId: null,
       nodeName: null,
+      munge: null,
     });
   });
 
@@ -220,6 +221,7 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
       peers: ['bert-master-0', 'bert-worker-0'],
       jobId: null,
       nodeName: null,
+      munge: null,
     });
   });
 
@@ -246,6 +248,7 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
       peers: [],
       jobId: null,
       nodeName: null,
+      munge: null,
     });
   });
 

@@ -6,6 +6,7 @@ import { ConfigError } from '../../src/errors.js';
 import type { HostFacts } from '../../src/host/host-facts.js';
 import { routeTo } from '../../src/host/routes.js';
 import type { JobShape } from '../../src/job/job-shape.js';
+import { isSingleNode } from '../../src/job/single-node.js';
 import type { Decision } from '../../src/resolve/decision.js';
 import { buildExcludes } from '../../src/resolve/excludes.js';
 import { loadFacts } from '../fixtures/facts/facts-fixtures.js';
@@ -42,7 +43,7 @@ function decision(overrides: Partial<Decision> = {}): Decision {
 
 type Overrides = Partial<VariablesInput> & Partial<VariablesInput['options']>;
 
-/** The input plan.ts would give: the names it would resolve are address literals here. */
+/** The input plan/plan.ts would give: the names it would resolve are address literals here. */
 async function input(overrides: Overrides = {}): Promise<VariablesInput> {
   const {
     ncclDebug = null,
@@ -61,6 +62,7 @@ async function input(overrides: Overrides = {}): Promise<VariablesInput> {
     job: chosenJob,
     options: { ncclDebug, ncclDebugSubsys, requireTransport, force },
     env: {},
+    singleNode: isSingleNode(chosenJob, masterAddresses, chosenFacts),
     routesToMaster: await routeTo(masterAddresses, chosenFacts, false),
     masterAddresses,
     masterAddrAddresses: masterAddr !== null && isIP(masterAddr) !== 0 ? [masterAddr] : [],

@@ -21,9 +21,9 @@ function picture(overrides: Partial<PictureInput>) {
     facts,
     context,
     decision,
-    conf: { values: {}, origins: {} },
+    userNcclEnv: {},
+    jobNcclEnv: OURS,
     userEnv: {},
-    childEnv: OURS,
     keptIfname: null,
     commIdAddress: null,
     hostnameAddresses: ['198.18.100.5'],
@@ -44,11 +44,11 @@ describe('ncclPicture', () => {
     });
   });
 
-  it("a value from NCCL's files applies where the environment leaves it unset", () => {
-    const conf = { values: { NCCL_SOCKET_IFNAME: '^docker,lo' }, origins: {} };
+  it("a kept value (here from NCCL's files, under the job's environment) decides NCCL's pick", () => {
+    const fromFile = { NCCL_SOCKET_IFNAME: '^docker,lo' };
     const kept = picture({
-      conf,
-      childEnv: { NCCL_SOCKET_FAMILY: 'AF_INET' },
+      userNcclEnv: fromFile,
+      jobNcclEnv: { ...fromFile, NCCL_SOCKET_FAMILY: 'AF_INET' },
       keptIfname: {
         value: '^docker,lo',
         from: { name: 'NCCL_SOCKET_IFNAME', from: 'nccl-conf', file: '/etc/nccl.conf' },
@@ -57,6 +57,9 @@ describe('ncclPicture', () => {
     expect(kept.pick).toEqual({ interface: 'eth0', address: '198.18.100.5' });
     expect(kept.settingWarnings).toHaveLength(1);
     // nccl-run's own value, in the environment, beats the file (--force).
-    expect(picture({ conf }).pick).toEqual({ interface: 'eth1', address: '198.18.2.5' });
+    expect(picture({ userNcclEnv: fromFile, jobNcclEnv: { ...fromFile, ...OURS } }).pick).toEqual({
+      interface: 'eth1',
+      address: '198.18.2.5',
+    });
   });
 });

@@ -14,6 +14,7 @@ const SLURM: ClusterInfo = {
   peers: ['node01', 'node02', 'node03', 'node04'],
   jobId: '4242',
   nodeName: 'node03',
+  munge: { conf: '/etc/slurm/slurm.conf' },
 };
 
 /** What the Kubeflow operator sets for a PyTorchJob worker, as detectCluster reads it. */
@@ -32,6 +33,7 @@ const K8S: ClusterInfo = {
   peers: ['job-master-0', 'job-worker-0', 'job-worker-1'],
   jobId: null,
   nodeName: null,
+  munge: null,
 };
 
 const NO_CLUSTER_VALUES: ClusterInfo = {
@@ -43,6 +45,7 @@ const NO_CLUSTER_VALUES: ClusterInfo = {
   peers: [],
   jobId: null,
   nodeName: null,
+  munge: null,
 };
 
 interface Row {

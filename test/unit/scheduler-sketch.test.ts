@@ -30,6 +30,7 @@ const pbs: Scheduler = {
       peers,
       jobId: env.PBS_JOBID ?? null,
       nodeName: null,
+      munge: null,
     };
   },
 };

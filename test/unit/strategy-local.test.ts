@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobShape } from '../../src/job/job-shape.js';
-import { isSingleNode, local } from '../../src/resolve/strategies/local.js';
+import { isSingleNode } from '../../src/job/single-node.js';
+import { local } from '../../src/resolve/strategies/local.js';
 import { loadFacts, makeContext } from '../fixtures/facts/facts-fixtures.js';
 import { makeJob, originNamed } from '../fixtures/job-shape.js';
 

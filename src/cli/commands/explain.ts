@@ -5,7 +5,7 @@
  * "Outputs"), so `explain --json > report.json` captures the failing case.
  */
 import { NcclRunError } from '../../errors.js';
-import { learnedBeforeFailure, makePlan } from '../../plan.js';
+import { learnedBeforeFailure, makePlan } from '../../plan/plan.js';
 import { type JobContext, logDecision } from '../job-context.js';
 import { explainFailureJson, explainFailureText, explainJson, explainText } from '../render.js';
 import { reportFailure } from '../report-failure.js';

@@ -16,7 +16,7 @@ import { predicate } from '../candidates.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
 import { reachMaster } from '../reach-master.js';
-import { unusableReason, usableAddress } from '../usable.js';
+import { type Unusable, unusable, unusableText, usableAddress } from '../usable.js';
 
 export const explicit: Strategy = (facts, context) => {
   if (context.explicitInterfaces.length > 0) return fromIfaceOption(facts, context);
@@ -42,9 +42,9 @@ function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOut
         reason: `${given} ${name}${first}, ${familyLabel(context.family)} ${address.address}`,
       };
     }
-    failures.push(
-      `${name}: ${iface === undefined ? 'does not exist' : unusableReason(iface, context.family)}`,
-    );
+    // chosenAddress finds none only on an interface that is unusable.
+    const why = iface === undefined ? null : (unusable(iface, context.family) as Unusable);
+    failures.push(`${name}: ${why === null ? 'does not exist' : unusableText(why)}`);
   }
   const subject =
     names.length > 1
@@ -90,7 +90,7 @@ function fromNcclIfname(facts: HostFacts, context: ResolveContext, value: string
   }
   // NCCL walked this same list (the value is honoured, no NCCL_COMM_ID), so its pick is a match.
   const ownIface = matches.find((iface) => iface.name === own.interface) as InterfaceFacts;
-  const why = unusableReason(ownIface, context.family);
+  const why = unusable(ownIface, context.family);
   const loopbackAlone = ownIface.kind === 'loopback' && context.singleNode;
   const noReach =
     context.master === null ? 'no master is known' : 'none of its matches reaches the master';

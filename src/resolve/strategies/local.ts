@@ -2,10 +2,8 @@
  * SPEC `local`: a job on this node alone talks over loopback, whatever else the
  * host has; excludes do not apply (lo is on the default list for the others).
  */
-import type { HostFacts } from '../../host/host-facts.js';
-import { interfaceHolding, isLoopbackAddress } from '../../host/ip-address.js';
+import { isLoopbackAddress } from '../../host/ip-address.js';
 import { isUp } from '../../host/link-state.js';
-import type { JobShape } from '../../job/job-shape.js';
 import type { Strategy } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
 
@@ -40,17 +38,3 @@ export const local: Strategy = (facts, context) => {
     reason: `single-node job: every rank is on this host, so ${lo.name} (${address.address}) carries it`,
   };
 };
-
-/**
- * SPEC `local`: --standalone, or at most one node with no master other than
- * loopback or this host's own addresses. An elastic range that may grow past
- * one node (--nnodes 1:2) is not single-node: a peer could join.
- */
-export function isSingleNode(job: JobShape, masterAddresses: string[], facts: HostFacts): boolean {
-  if (job.standalone) return true;
-  if (job.nnodes.max !== 1) return false;
-  return masterAddresses.every(
-    (master) =>
-      isLoopbackAddress(master) || interfaceHolding(facts.interfaces, master) !== undefined,
-  );
-}

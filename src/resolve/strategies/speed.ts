@@ -3,8 +3,10 @@
  * interface (RDMA-backed first: its IPoIB or RoCE netdev is on the fabric
  * NCCL's data path uses).
  */
-import { candidates, rejection } from '../candidates.js';
-import type { Strategy } from '../decision.js';
+
+import type { InterfaceFacts } from '../../host/host-facts.js';
+import { candidates, rejection, rejectionText } from '../candidates.js';
+import type { ResolveContext, Strategy } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
 import { describeSpeed, rankBySpeed } from '../speed-ranking.js';
 
@@ -16,7 +18,7 @@ export const speed: Strategy = (facts, context) => {
   if (best === undefined || address === undefined) {
     return {
       outcome: 'skipped',
-      reason: `no usable ${familyLabel(context.family)} interface (${tally(facts.interfaces.map((i) => rejection(i, context) ?? ''))})`,
+      reason: `no usable ${familyLabel(context.family)} interface (${tally(facts.interfaces.map((i) => rejectionOf(i, context)))})`,
     };
   }
   const over =
@@ -30,6 +32,11 @@ export const speed: Strategy = (facts, context) => {
     reason: `fastest usable: ${best.name} (${describeSpeed(best)})${over}`,
   };
 };
+
+function rejectionOf(iface: InterfaceFacts, context: ResolveContext): string {
+  const why = rejection(iface, context);
+  return why === null ? '' : rejectionText(why);
+}
 
 /** "3 excluded (prefix veth), 1 down" — counts of each rejection, most common first. */
 function tally(reasons: string[]): string {

@@ -16,8 +16,8 @@ import { Admission } from '../../../src/membership/admission.js';
 import { newProofKey } from '../../../src/membership/claim-proof.js';
 import {
   credentialPayload,
+  mungeSocketIn,
   slurmCredential,
-  slurmMungeSocket,
 } from '../../../src/membership/munge.js';
 import type { Register } from '../../../src/probe/protocol.js';
 import {
@@ -99,7 +99,7 @@ tier('Admission by MUNGE, through a real munged', mungeUnavailable, () => {
   /** A registration from its own address with this node's credential for it. */
   const signed = async (overrides: Partial<Register> = {}): Promise<Register> => {
     const made = await slurmCredential(
-      { socket: await slurmMungeSocket(munged.env) },
+      { socket: await mungeSocketIn(munged.env.SLURM_CONF as string) },
       unsignedRegistration(overrides),
       60,
     );

@@ -9,28 +9,28 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mungeEncode, slurmCredential, slurmMungeSocket } from '../../../src/membership/munge.js';
+import { mungeEncode, mungeSocketIn, slurmCredential } from '../../../src/membership/munge.js';
 import { unsignedRegistration } from '../../fixtures/registration.js';
 import { mungeUnavailable } from '../../lab/munged.js';
 import { tier } from '../../lab/tier.js';
 
-describe('slurmMungeSocket', () => {
+describe('mungeSocketIn', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ncr-munge-conf-'));
   const conf = (name: string, text: string) => {
     writeFileSync(join(dir, name), text);
-    return { SLURM_CONF: join(dir, name) };
+    return join(dir, name);
   };
 
   it("reads slurm.conf's AuthInfo socket= as Slurm's auth/munge does, else munge's own default", async () => {
     expect(
-      await slurmMungeSocket(
+      await mungeSocketIn(
         conf('a', 'ClusterName=x\nauthinfo=ttl=60,socket=/run/munge/alt.socket # ours\n'),
       ),
     ).toBe('/run/munge/alt.socket');
-    expect(await slurmMungeSocket(conf('b', '#AuthInfo=socket=/nope\nAuthType=auth/munge\n'))).toBe(
+    expect(await mungeSocketIn(conf('b', '#AuthInfo=socket=/nope\nAuthType=auth/munge\n'))).toBe(
       null,
     );
-    expect(await slurmMungeSocket({ SLURM_CONF: join(dir, 'missing') })).toBe(null);
+    expect(await mungeSocketIn(join(dir, 'missing'))).toBe(null);
   });
 
   it('makes no credential outside Slurm', async () => {

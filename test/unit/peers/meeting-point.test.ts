@@ -35,7 +35,6 @@ const meet = async (secretFile: string | null) => {
     family: 'ipv4',
     role: await storeRole(job, master, ['127.0.0.1'], facts, 'ipv4'),
     secretFile,
-    env: {},
   });
   if (meeting === null) throw new Error('a job with a master always has a meeting point');
   return meeting;

@@ -74,7 +74,6 @@ async function node(
         'ipv4',
       ),
       secretFile: null,
-      env: {},
     }),
     logger: pino({ level: 'silent' }),
   };

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { Family, InterfaceFacts } from '../../../src/host/host-facts.js';
-import { unusableReason, usableAddress, usableAddresses } from '../../../src/resolve/usable.js';
+import {
+  type Unusable,
+  unusable,
+  unusableText,
+  usableAddress,
+  usableAddresses,
+} from '../../../src/resolve/usable.js';
+
+/** The reason in words, as messages give it; null when usable. */
+function unusableReason(iface: InterfaceFacts, family: Family): string | null {
+  const why: Unusable | null = unusable(iface, family);
+  return why === null ? null : unusableText(why);
+}
+
 import { type FixtureName, loadFacts } from '../../fixtures/facts/facts-fixtures.js';
 
 function iface(fixture: FixtureName, name: string): InterfaceFacts {

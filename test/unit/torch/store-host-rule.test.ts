@@ -112,7 +112,7 @@ function c10d(host: string, isHost: boolean | null = null): JobShape {
   });
 }
 
-/** The warning with what plan.ts looks up for it: this host's names, as getaddrinfo gives them. */
+/** The warning with what plan/plan.ts looks up for it: this host's names, as getaddrinfo gives them. */
 async function warning(
   job: JobShape,
   facts: HostFacts,

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ncclRules } from '../../../src/nccl/behaviour.js';
-import { readStack } from '../../../src/stack/read-stack.js';
+import { readStack } from '../../../src/plan/read-stack.js';
 import { torchrunTable } from '../../../src/torch/torchrun-table.js';
 
 let root = '';

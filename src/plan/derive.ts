@@ -1,0 +1,165 @@
+/**
+ * The second half of a plan, pure: from what was read (PlanInputs) and the
+ * chain's decision, the variables to set and keep, the warnings in the
+ * order a user fixes them (their own settings, then the host, then the
+ * job's addresses), what NCCL and Gloo will bind, what NCCL may read that
+ * nccl-run cannot see, and the data plane.
+ */
+import { decideVariables, type Variables } from '../env/decide-variables.js';
+import { ncclPicture } from '../env/nccl-picture.js';
+import type { JobShape } from '../job/job-shape.js';
+import type { StoreRole } from '../job/store-role.js';
+import type { NcclBind, NcclRules } from '../nccl/nccl-pick.js';
+import { unseenNcclSettings } from '../nccl/unseen-settings.js';
+import { optionOrigin, type Settled } from '../options/settle-options.js';
+import type { Origin } from '../origin.js';
+import type { MeetingPoint } from '../peers/meeting-point.js';
+import type { Decision, ResolveContext } from '../resolve/decision.js';
+import { otherVersionWarning } from '../torch/torchrun-args.js';
+import type { TorchrunTable } from '../torch/torchrun-table.js';
+import { assessTransport, type Transport } from '../transport/assess-transport.js';
+import type { HostAndNames, MasterInfo } from './host-and-names.js';
+import type { Stack } from './read-stack.js';
+import type { UserSettings } from './settings.js';
+
+/** Everything a plan reads from outside this process, read once (plan.ts). */
+export interface PlanInputs {
+  settings: UserSettings;
+  stack: Stack;
+  /** The torch that will run, as its torchrun reads argv (torch/torchrun-table.ts). */
+  torchrun: TorchrunTable;
+  job: JobShape;
+  host: HostAndNames;
+  /** The context the chain ran with, the other nodes' networks included for `agree`. */
+  context: ResolveContext;
+  role: StoreRole | null;
+  meeting: MeetingPoint | null;
+}
+
+export interface Plan {
+  job: JobShape;
+  facts: HostAndNames['facts'];
+  master: MasterInfo | null;
+  context: ResolveContext;
+  routesToMaster: HostAndNames['routesToMaster'];
+  decision: Decision;
+  variables: Variables;
+  /** Where each kept variable came from: the environment, the env file, or one of NCCL's files. */
+  keptFrom: Record<string, Origin>;
+  /** The torch and the NCCL the job will run (SPEC "The stack"). */
+  stack: Stack;
+  /** The NCCL the job loads, its rules, and what it binds with the environment torchrun gets. */
+  nccl: {
+    version: string | null;
+    source: string;
+    rules: NcclRules;
+    pick: NcclBind | null;
+    /** What NCCL may read that nccl-run cannot see (nccl/unseen-settings.ts). */
+    unseen: string[];
+  };
+  /** What NCCL and Gloo would bind if nccl-run set nothing (SPEC "Outputs"). */
+  unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
+  /** The data plane NCCL will use, and --require-transport's verdict (SPEC "RDMA transport"). */
+  transport: Transport;
+  /** Hosts for --verify peers. */
+  peers: string[];
+  /** This node's part in torch's store (job/store-role.ts), at --verify master and peers; else null. */
+  role: StoreRole | null;
+  /** Where the nodes meet for --verify peers and `agree` (peers/meeting-point.ts); null below peers. */
+  meeting: MeetingPoint | null;
+  /** The launcher and torchrun's arguments, untouched. */
+  command: string[];
+  /** The child's whole environment. */
+  childEnv: Record<string, string>;
+}
+
+export function derive(
+  inputs: PlanInputs,
+  decision: Decision,
+  settled: Settled,
+  torchrunArgv: readonly string[],
+): Plan {
+  const { options } = settled;
+  const { job, host, context, settings, stack } = inputs;
+  const { facts, master, routesToMaster } = host;
+  const exported = decideVariables({
+    decision,
+    job,
+    options,
+    facts,
+    env: settings.ncclEnv,
+    singleNode: context.singleNode,
+    routesToMaster,
+    masterAddresses: master?.addresses ?? [],
+    masterAddrAddresses: host.masterAddrAddresses,
+    machine: host.machine,
+    torch: stack.torch.version,
+    excludes: context.excludes,
+    origin: settings.originOf,
+  });
+  const childEnv = { ...settings.env, ...exported.set };
+  // What NCCL reads in the job: torchrun's environment over NCCL's files.
+  const ncclJobEnv = { ...settings.conf.values, ...childEnv };
+  const mismatch = otherVersionWarning(torchrunArgv, inputs.torchrun, stack.torch.version ?? '');
+  const unseen = unseenNcclSettings(stack.nccl, stack.envPlugin, childEnv, ncclJobEnv);
+  const keptIfname = settings.kept.ifname;
+  const picture = ncclPicture({
+    facts,
+    context,
+    decision,
+    userNcclEnv: settings.ncclEnv,
+    jobNcclEnv: ncclJobEnv,
+    userEnv: settings.env,
+    keptIfname:
+      keptIfname === null
+        ? null
+        : { value: keptIfname, from: settings.originOf('NCCL_SOCKET_IFNAME') },
+    commIdAddress: host.commIdAddress,
+    hostnameAddresses: host.hostnameAddresses,
+  });
+  // NCCL reads its IB settings as it reads the socket ones.
+  const transport = assessTransport({
+    rdma: facts.rdma,
+    ncclEnv: ncclJobEnv,
+    required: options.requireTransport,
+    requiredBy: optionOrigin(settled.sources, 'require-transport'),
+    originOf: settings.originOf,
+  });
+  return {
+    job,
+    facts,
+    master,
+    context,
+    routesToMaster,
+    decision,
+    variables: {
+      ...exported,
+      warnings: [
+        ...picture.settingWarnings,
+        ...exported.warnings,
+        ...transport.warnings,
+        ...unseen.map((note) => `${note}; NCCL's pick may differ from the one reported here`),
+        ...(mismatch === null ? [] : [mismatch]),
+        ...(picture.bindWarning === null ? [] : [picture.bindWarning]),
+      ],
+    },
+    keptFrom: Object.fromEntries(
+      Object.keys(exported.kept).map((name) => [name, settings.originOf(name)]),
+    ),
+    stack,
+    nccl: {
+      version: stack.nccl.version,
+      source: stack.nccl.source,
+      rules: context.ncclRules,
+      pick: picture.pick,
+      unseen,
+    },
+    unmanaged: picture.unmanaged,
+    transport,
+    peers: options.peers ?? job.clusterPeers,
+    role: inputs.role,
+    meeting: inputs.meeting,
+    command: [...options.torchrun, ...torchrunArgv],
+    childEnv,
+  };
+}

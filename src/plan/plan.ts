@@ -1,0 +1,143 @@
+/**
+ * The data flow of one invocation (STYLE.md), as a procedure: what the user
+ * set and the torch and NCCL the job runs decide how everything else is
+ * read; then the job's shape, this host and the names, read once and
+ * overlapped; the context the chain runs in (and, for `agree`, the round
+ * with the other nodes); the chain (resolve/run-chain.ts); then derive.ts,
+ * pure. Every command makes the same plan (SPEC "The stack"); verification
+ * and launch happen in main, after whatever the command prints.
+ */
+import { detectCluster } from '../cluster/schedulers.js';
+import type { HostFacts } from '../host/host-facts.js';
+import type { JobShape } from '../job/job-shape.js';
+import { readJobShape } from '../job/read-job-shape.js';
+import { isSingleNode } from '../job/single-node.js';
+import { storeRole } from '../job/store-role.js';
+import type { Logger } from '../log.js';
+import { ncclRules } from '../nccl/nccl-pick.js';
+import { optionOrigin, type Settled } from '../options/settle-options.js';
+import { reaches } from '../options/verify-level.js';
+import type { Decision, ResolveContext, TraceEntry } from '../resolve/decision.js';
+import { buildExcludes } from '../resolve/excludes.js';
+import { ChainFailedError, runChain } from '../resolve/run-chain.js';
+import { torchrunTable } from '../torch/torchrun-table.js';
+import { derive, type Plan, type PlanInputs } from './derive.js';
+import { type MasterInfo, type Progress, readHostAndNames } from './host-and-names.js';
+import { readStack } from './read-stack.js';
+import { userEnvironment, userSettings } from './settings.js';
+
+export type { Plan } from './derive.js';
+export type { MasterInfo } from './host-and-names.js';
+
+/**
+ * What a plan had learned when one of its steps failed: `explain` prints it
+ * with the error (SPEC "Outputs"), so that `explain --json > report.json`
+ * captures the failing case. Kept beside the error, not in it.
+ */
+export interface Learned {
+  job: JobShape;
+  facts: HostFacts | null;
+  master: MasterInfo | null;
+  /** The chain's pick, when a step after it failed (a kept GLOO_SOCKET_IFNAME, the transport). */
+  decision: Decision | null;
+  trace: TraceEntry[];
+  command: string[];
+}
+
+const learnedBefore = new WeakMap<object, Learned>();
+
+/** What the plan that threw `error` had learned, when it got as far as the job's shape. */
+export function learnedBeforeFailure(error: unknown): Learned | undefined {
+  return typeof error === 'object' && error !== null ? learnedBefore.get(error) : undefined;
+}
+
+export async function makePlan(
+  torchrunArgv: readonly string[],
+  settled: Settled,
+  env: NodeJS.ProcessEnv,
+  /** For the `agree` round's progress, the only step that logs. */
+  logger: Logger,
+): Promise<Plan> {
+  const progress: Progress & { job?: JobShape; decision?: Decision } = {};
+  try {
+    const inputs = await readInputs(torchrunArgv, settled, env, progress, logger);
+    progress.decision = runChain(settled.options.strategy, inputs.host.facts, inputs.context);
+    return derive(inputs, progress.decision, settled, torchrunArgv);
+  } catch (error) {
+    if (progress.job !== undefined && typeof error === 'object' && error !== null) {
+      learnedBefore.set(error, {
+        job: progress.job,
+        facts: (await progress.factsRead?.catch(() => null)) ?? null,
+        master: progress.master ?? null,
+        decision: progress.decision ?? null,
+        trace: progress.decision?.trace ?? (error instanceof ChainFailedError ? error.trace : []),
+        command: [...settled.options.torchrun, ...torchrunArgv],
+      });
+    }
+    throw error;
+  }
+}
+
+async function readInputs(
+  torchrunArgv: readonly string[],
+  settled: Settled,
+  env: NodeJS.ProcessEnv,
+  progress: Progress & { job?: JobShape },
+  logger: Logger,
+): Promise<PlanInputs> {
+  const { options } = settled;
+  // 1. The torch and NCCL the job runs decide how torchrun, NCCL and NCCL's files are read.
+  const user = userEnvironment(settled, env);
+  const stack = readStack(options.torchrun, user.env);
+  const settings = userSettings(user, stack.nccl.version, options.force);
+  const torchrun = torchrunTable(stack.torch.version);
+
+  // 2. The job's shape, as that torchrun will see it.
+  const job = readJobShape(
+    torchrunArgv,
+    settings.env,
+    detectCluster(options.cluster, settings.env),
+    torchrun,
+  );
+  progress.job = job;
+
+  // 3. This host and the names the job resolves.
+  const host = await readHostAndNames(job, settled, settings.commIdHost, progress);
+  const { facts, master, family } = host;
+  const context: ResolveContext = {
+    explicitInterfaces: options.iface,
+    explicitOrigin: optionOrigin(settled.sources, 'iface'),
+    userNcclIfname: settings.kept.ifname,
+    userNcclFamily: settings.kept.family,
+    ncclRules: ncclRules(stack.nccl.version),
+    excludes: buildExcludes(options.exclude, options.noDefaultExcludes),
+    family,
+    master: master && { host: master.host, addresses: host.masterOfFamily },
+    singleNode: isSingleNode(job, master?.addresses ?? [], facts),
+    routesToMaster: host.routesToMaster,
+    agreement: null,
+  };
+
+  // 4. This node's part in torch's store, and where the nodes meet: decided once, for every check.
+  const role =
+    master !== null && reaches(options.verify, 'master')
+      ? await storeRole(job, master, master.addresses, facts, family)
+      : null;
+  const meeting = reaches(options.verify, 'peers')
+    ? await (await import('../peers/meeting-point.js')).meetingPoint({
+        job,
+        probePort: options.probePort,
+        masterAddresses: master?.addresses ?? [],
+        family,
+        role,
+        secretFile: options.probeSecretFile,
+      })
+    : null;
+  // SPEC `agree`: every node publishes its interfaces through the master's
+  // probe service before the chain runs; the strategy decides from that.
+  if (options.strategy.includes('agree')) {
+    const { publishNetworks } = await import('../peers/publish.js');
+    context.agreement = await publishNetworks({ options, job, facts, context, meeting, logger });
+  }
+  return { settings, stack, torchrun, job, host, context, role, meeting };
+}
