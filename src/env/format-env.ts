@@ -6,7 +6,7 @@
 
 import { ConfigError } from '../errors.js';
 import type { Options } from '../options/option-table.js';
-import { shellQuote, singleQuoted } from '../shell-words.js';
+import { singleQuoted } from '../shell-words.js';
 import { dotenvValue } from './dotenv-value.js';
 
 /** A name `export NAME=` and a dotenv line both accept unquoted (POSIX: letters, digits, underscore). */

@@ -362,7 +362,6 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
   });
 
   it('exits 68 when the master name resolves neither in /etc/hosts nor in DNS', async () => {
-    const started = Date.now();
     const explained = await ncclRun('b', [
       'explain',
       '--json',
@@ -379,7 +378,5 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
     const launched = await launch('b', ['--log-format', 'json', ...job(1, 'trainer-9')]);
     expect(launched.exitCode).toBe(68);
     expect(launched.report).toBeUndefined();
-    // Bounded: the namespace's DNS is its own loopback, which refuses at once.
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

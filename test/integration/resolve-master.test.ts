@@ -101,7 +101,6 @@ tier('resolveMaster through getaddrinfo in a namespace', netnsUnavailable, () =>
   });
 
   it('fails with the resolver error when DNS does not answer', async () => {
-    const started = Date.now();
     const answer = await resolveIn('dns', 'trainer-9');
     // The refused query makes glibc report a temporary failure, not "no such name".
     expect(answer).toEqual({
@@ -110,7 +109,6 @@ tier('resolveMaster through getaddrinfo in a namespace', netnsUnavailable, () =>
       message:
         "master 'trainer-9' does not resolve (EAI_AGAIN: temporary failure: DNS did not answer); check the name, /etc/hosts and DNS on this node",
     });
-    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('still answers names from /etc/hosts before asking DNS', async () => {

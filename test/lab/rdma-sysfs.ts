@@ -229,7 +229,7 @@ export const ROCE_V6 = '2001:db8:7::2';
 
 /**
  * The RDMA host the reader's tests lay out, in a plain directory
- * (test/unit/rdma-read.test.ts) and over a real /sys
+ * (test/unit/host/rdma-devices.test.ts) and over a real /sys
  * (test/integration/rdma-transport.test.ts), so both read the same devices:
  * InfiniBand HDR ports on mlx5_0 and mlx5_1 (its port down), RoCE on mlx5_2
  * over eth2, mlx5_10 (after mlx5_2 in natural order; NCCL_IB_HCA=mlx5_1

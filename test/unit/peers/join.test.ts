@@ -3,15 +3,15 @@
  * lines say while nodes are missing or the service is not up (SPEC
  * "Verification": `3 of 4 nodes registered, missing: node04`).
  */
+
 import { createServer } from 'node:net';
-import { Writable } from 'node:stream';
-import { type Logger, pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { joinRegistry } from '../../../src/peers/join.js';
 import type { Register } from '../../../src/probe/protocol.js';
 import { type ProbeService, startProbeService } from '../../../src/probe/service.js';
 import { deadlineIn } from '../../../src/reach/clock.js';
 import { Registry } from '../../../src/registry/registry.js';
+import { capturingLogger } from '../../fixtures/loopback.js';
 import { registration } from '../../fixtures/registration.js';
 
 const TOKEN = '0123456789abcdef0123456789abcdef';
@@ -20,17 +20,6 @@ afterEach(async () => {
   await service?.close();
   service = null;
 });
-
-function capturingLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push((JSON.parse(chunk.toString()) as { msg: string }).msg);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, sink), lines };
-}
 
 const request = (rank: number): Register =>
   registration({
@@ -149,12 +138,15 @@ describe('joinRegistry', () => {
   });
 
   it("gives up in a few asks when the port takes connections but never answers as the probe (torch's store of an elastic job that runs)", async () => {
-    const store = createServer((socket) => socket.on('data', () => socket.destroy()));
+    let asks = 0;
+    const store = createServer((socket) => {
+      asks += 1;
+      socket.on('data', () => socket.destroy());
+    });
     await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', resolve));
     const { port } = store.address() as { port: number };
     try {
       const { logger } = capturingLogger();
-      const started = performance.now();
       const outcome = await joinRegistry({
         target: { address: '127.0.0.1', port },
         masterName: 'gpu-a',
@@ -167,7 +159,8 @@ describe('joinRegistry', () => {
         foreignLimit: 3,
       });
       expect(outcome).toMatchObject({ ok: false, foreign: true, error: 'no handshake' });
-      expect(performance.now() - started).toBeLessThan(10_000);
+      // The third ask that met no probe ended the wait, long before the 20 s deadline.
+      expect(asks).toBe(3);
     } finally {
       await new Promise((resolve) => store.close(resolve));
     }

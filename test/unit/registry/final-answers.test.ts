@@ -12,13 +12,11 @@ describe('Registry: the final answers', () => {
   it('holds 4,096 registrations and gives each node its ring neighbours plus a sample, the relation symmetric', () => {
     const nodes = 4_096;
     const r = registry(nodes);
-    const started = performance.now();
     for (let rank = 0; rank < nodes; rank += 1)
       r.answer(register(rank), `203.0.${rank >> 8}.${rank & 255}`);
     const answers = Array.from({ length: nodes }, (_, rank) =>
       r.answer(register(rank), `203.0.${rank >> 8}.${rank & 255}`),
     );
-    const elapsed = performance.now() - started;
     const rosters = answers.map(decode);
     const partnerRanks = rosters.map(
       (lines, rank) =>
@@ -44,8 +42,6 @@ describe('Registry: the final answers', () => {
     // 1 ring neighbour and 31 draws of its own, as many of others' on average.
     expect(Math.min(...degrees)).toBeGreaterThanOrEqual(32);
     expect(degrees.reduce((sum, degree) => sum + degree, 0) / nodes).toBeCloseTo(64, -1);
-    // Every registration and every roster, answered in one process.
-    expect(elapsed).toBeLessThan(2_000);
   });
 
   it("gives the registry host's own node its roster first, then its partners', then everyone else's, a batch per turn", async () => {

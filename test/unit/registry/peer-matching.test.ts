@@ -114,13 +114,11 @@ describe('Registry: --peers matched as nodes register', () => {
           : { name: address(rank), addresses: [address(rank)] };
       }),
     });
-    const started = performance.now();
     let last = r.answer(register(0), '203.0.0.0');
     for (let rank = 1; rank < nodes; rank += 1)
       last = r.answer(register(rank), `203.0.${rank >> 8}.${rank & 255}`);
     // Each registration re-counts and re-lists who is missing: matching afresh each time took
-    // hours at this size (0.3 s now); the bound is loose so that a loaded machine cannot fail it.
-    expect(performance.now() - started).toBeLessThan(10_000);
+    // hours at this size (0.3 s now, the bench's to measure); the test's own timeout is its bound.
     expect(decode(last)[0]).toMatchObject({ kind: 'roster', nodes, sampled: true });
   });
 });

@@ -1,0 +1,332 @@
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { BlockList } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { parse as parseDotenv } from 'dotenv';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { splitArgv } from '../../../src/cli/split-argv.js';
+import { UsageError } from '../../../src/errors.js';
+import { envNameOf, OPTIONS } from '../../../src/options/option-table.js';
+import { settleOptions } from '../../../src/options/settle-options.js';
+import { runInit, TEMPLATES, templateText } from '../../../src/templates/init.js';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+const tempDir = () => mkdtempSync(join(tmpdir(), 'nccl-run-templates-'));
+
+// biome-ignore lint/suspicious/noExplicitAny: parsed YAML is checked field by field
+type Doc = any;
+
+const NOT_A_TERMINAL = { isTty: false };
+
+describe('every template', () => {
+  it('is embedded in the one-file bundle', async () => {
+    const { TEMPLATE_FILES } = await import('../../../scripts/bundle.js');
+    expect([...TEMPLATE_FILES].sort()).toEqual(Object.values(TEMPLATES).sort());
+  });
+});
+
+describe('slurm', () => {
+  const script = templateText('slurm');
+
+  it('passes bash -n', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'job.sbatch'), script);
+    await expect(execa('bash', ['-n', join(dir, 'job.sbatch')])).resolves.toMatchObject({
+      exitCode: 0,
+    });
+  });
+
+  it('asks Slurm for what was asked: one task per node', () => {
+    const directives = script.split('\n').filter((line) => line.startsWith('#SBATCH'));
+    expect(directives).toEqual([
+      '#SBATCH --job-name=train',
+      '#SBATCH --nodes=2',
+      '#SBATCH --ntasks-per-node=1',
+      '#SBATCH --gpus-per-node=8',
+      '#SBATCH --cpus-per-task=32',
+      '#SBATCH --time=04:00:00',
+      '#SBATCH --output=%x-%j.out',
+    ]);
+  });
+
+  it('runs srun nccl-run, and nccl-run hands torchrun exactly its arguments', async () => {
+    const dir = tempDir();
+    const argvFile = join(dir, 'srun-argv.json');
+    writeFileSync(
+      join(dir, 'srun'),
+      `#!/bin/sh\nexec node -e 'require("fs").writeFileSync(process.env.SRUN_ARGV_FILE, JSON.stringify(process.argv.slice(1)))' -- "$@"\n`,
+    );
+    chmodSync(join(dir, 'srun'), 0o755);
+    writeFileSync(join(dir, 'job.sbatch'), script);
+    await execa('bash', [join(dir, 'job.sbatch')], {
+      env: { PATH: `${dir}:${process.env.PATH}`, SRUN_ARGV_FILE: argvFile },
+    });
+    const argv = JSON.parse(readFileSync(argvFile, 'utf8')) as string[];
+    const launched = argv.slice(argv.indexOf('nccl-run') + 1);
+    expect(argv.slice(0, argv.indexOf('nccl-run'))).toEqual([
+      '--ntasks-per-node=1',
+      '--kill-on-bad-exit=1',
+    ]);
+    expect(splitArgv(launched)).toMatchObject({
+      command: 'run',
+      flags: {
+        strategy: 'explicit,local,agree,subnet,route,speed',
+        verify: 'peers',
+        'verify-timeout': '5m',
+      },
+      torchrun: ['--nproc_per_node=8', 'train.py'],
+    });
+  });
+});
+
+describe('k8s', () => {
+  const doc: Doc = parseYaml(templateText('k8s'));
+
+  it('is a PyTorchJob with one master and the workers asked for', () => {
+    expect(doc).toMatchObject({
+      apiVersion: 'kubeflow.org/v1',
+      kind: 'PyTorchJob',
+      metadata: { name: 'train' },
+    });
+    expect(doc.spec.nprocPerNode).toBe('8');
+    expect(doc.spec.pytorchReplicaSpecs.Master.replicas).toBe(1);
+    expect(doc.spec.pytorchReplicaSpecs.Worker.replicas).toBe(1);
+  });
+
+  it.each(['Master', 'Worker'])(
+    '%s pods run tini -- nccl-run with the image, GPUs and port the operator reads',
+    (role) => {
+      const pod = doc.spec.pytorchReplicaSpecs[role].template.spec;
+      const [container] = pod.containers;
+      // The operator finds the container named "pytorch" and its port named "pytorchjob-port".
+      expect(container.name).toBe('pytorch');
+      expect(container.ports).toEqual([{ name: 'pytorchjob-port', containerPort: 23456 }]);
+      expect(container.image).toBe('nccl-run-train:latest');
+      expect(container.resources.limits['nvidia.com/gpu']).toBe(8);
+      expect(container.command).toEqual(['/usr/bin/tini', '--', 'nccl-run']);
+      expect(splitArgv(container.args)).toMatchObject({
+        flags: { verify: 'master', 'verify-timeout': '5m' },
+        torchrun: ['train.py'],
+      });
+      expect(pod.volumes).toEqual([{ name: 'dshm', emptyDir: { medium: 'Memory' } }]);
+    },
+  );
+});
+
+describe('compose', () => {
+  // Compose reads YAML 1.1 merge keys (`<<: *node`).
+  const doc: Doc = parseYaml(templateText('compose'), { merge: true });
+  const subnet = (name: string) => {
+    const [address, prefix] = doc.networks[name].ipam.config[0].subnet.split('/');
+    const list = new BlockList();
+    list.addSubnet(address, Number(prefix));
+    return list;
+  };
+
+  it('runs two nodes of one job, each on the data and the management network', () => {
+    expect(Object.keys(doc.services)).toEqual(['node0', 'node1']);
+    const data = subnet('data');
+    const mgmt = subnet('mgmt');
+    for (const [rank, name] of ['node0', 'node1'].entries()) {
+      const service = doc.services[name];
+      expect(service.image).toBe('nccl-run-train:latest');
+      expect(data.check(service.networks.data.ipv4_address)).toBe(true);
+      expect(mgmt.check(service.networks.mgmt.ipv4_address)).toBe(true);
+      const { flags, torchrun } = splitArgv(service.command);
+      expect(flags).toEqual({});
+      expect(torchrun).toContain(`--node_rank=${rank}`);
+      expect(torchrun).toContain('--nnodes=2');
+      expect(torchrun.at(-1)).toBe('train.py');
+    }
+  });
+
+  it("points both nodes at node0's data address, so the subnet strategy can find the data interface", () => {
+    const masterAddr = (name: string) =>
+      (doc.services[name].command as string[])
+        .find((arg) => arg.startsWith('--master_addr='))
+        ?.split('=')[1];
+    expect(masterAddr('node0')).toBe(doc.services.node0.networks.data.ipv4_address);
+    expect(masterAddr('node1')).toBe(doc.services.node0.networks.data.ipv4_address);
+  });
+
+  it("resolves every node's hostname to its management address, whatever order Docker attaches the networks in", () => {
+    // Docker appends a hostname line per network in an order that changes
+    // between runs; extra_hosts lines come before them (the Docker tier runs it).
+    const mgmtNames = Object.entries(doc.services).map(
+      ([name, service]: [string, Doc]) =>
+        `${service.hostname}:${doc.services[name].networks.mgmt.ipv4_address}`,
+    );
+    for (const name of ['node0', 'node1']) {
+      expect(doc.services[name].hostname).toBe(name);
+      expect(doc.services[name].extra_hosts).toEqual(mgmtNames);
+    }
+  });
+
+  it('configures nccl-run through NCCL_RUN_* variables it accepts', () => {
+    const environment = doc.services.node0.environment as Record<string, string>;
+    const { options } = settleOptions({}, environment, tempDir(), NOT_A_TERMINAL);
+    expect(options).toMatchObject({ verify: 'master', verifyTimeout: 120_000 });
+  });
+});
+
+describe('env', () => {
+  const text = templateText('env');
+
+  it('is read by nccl-run as the defaults it writes out', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'nccl-run.env'), text);
+    const { options, envFileExtras } = settleOptions({}, {}, dir, NOT_A_TERMINAL);
+    expect(options).toMatchObject({
+      strategy: ['explicit', 'local', 'subnet', 'route', 'speed'],
+      verify: 'master',
+      verifyTimeout: 60_000,
+      cluster: 'auto',
+      envFile: join(dir, 'nccl-run.env'),
+    });
+    expect(envFileExtras).toEqual({});
+  });
+
+  it('with every commented example switched on, is still a valid env file', () => {
+    const dir = tempDir();
+    // --min-bandwidth's example needs the peers level, which the file's default is not.
+    const uncommented = text
+      .replace(/^# ((NCCL_RUN_[A-Z_]+|NCCL_[A-Z_]+|TORCH_[A-Z_]+)=)/gm, '$1')
+      .replace(/^NCCL_RUN_VERIFY=master$/m, 'NCCL_RUN_VERIFY=peers');
+    writeFileSync(join(dir, 'nccl-run.env'), uncommented);
+    const settled = settleOptions({}, {}, dir, NOT_A_TERMINAL);
+    expect(settled.options).toMatchObject({
+      iface: ['ens3f0'],
+      probePort: 29501,
+      torchrun: ['python3', '-m', 'torch.distributed.run'],
+    });
+    expect(settled.envFileExtras).toEqual({
+      NCCL_IB_HCA: 'mlx5',
+      TORCH_NCCL_ASYNC_ERROR_HANDLING: '1',
+    });
+  });
+
+  it('documents every option that an env file can set', () => {
+    const keys = new Set(Object.keys(parseDotenv(text.replace(/^# (NCCL_RUN_)/gm, '$1'))));
+    // An env file cannot name another env file.
+    const settable = Object.keys(OPTIONS).filter((name) => name !== 'env-file');
+    expect(settable.map(envNameOf).filter((name) => !keys.has(name))).toEqual([]);
+  });
+});
+
+describe('docker', () => {
+  const dockerfile = templateText('docker');
+  const instructions = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('#'));
+
+  it('is Dockerfile.example', () => {
+    expect(dockerfile).toBe(readFileSync(join(root, 'Dockerfile.example'), 'utf8'));
+  });
+
+  it('has no `# syntax=` line: BuildKit would fetch that front end from Docker Hub, and fail offline', () => {
+    expect(dockerfile).not.toMatch(/^#\s*syntax\s*=/im);
+  });
+
+  it('uses nothing the classic builder lacks (Docker 20.10 builds with it by default): no --chmod, --link, RUN --mount', () => {
+    expect(instructions.filter((line) => /--chmod|--link|--mount|<</.test(line))).toEqual([]);
+    expect(instructions).toContain(
+      'RUN npm run bundle && chmod 755 bin/nccl-run && node dist/nccl-run.mjs --version',
+    );
+  });
+
+  it('builds in a node stage and runs in a PyTorch CUDA runtime image', () => {
+    expect(dockerfile).toMatch(
+      /^ARG PYTORCH_IMAGE=pytorch\/pytorch:[\d.]+-cuda[\d.]+-cudnn\d+-runtime$/m,
+    );
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-/m);
+    expect(instructions.filter((line) => line.startsWith('FROM '))).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile ARG reference
+      'FROM ${NODE_IMAGE} AS build',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile ARG reference
+      'FROM ${PYTORCH_IMAGE}',
+    ]);
+  });
+
+  it('copies into the build stage only files that exist in this repository', () => {
+    const sources = instructions
+      .filter((line) => line.startsWith('COPY ') && !line.includes('--from='))
+      .flatMap((line) => line.split(/\s+/).slice(1, -1));
+    expect(sources.length).toBeGreaterThan(0);
+    for (const source of sources)
+      expect(() => readFileSync(join(root, source.replace(/\/$/, '')))).not.toThrow(/ENOENT/);
+  });
+
+  it('copies the bundle that `npm run bundle` writes beside the shell entry that execs, under tini', async () => {
+    const { BUNDLE_PATH } = await import('../../../scripts/bundle.js');
+    const workdir = instructions.find((line) => line.startsWith('WORKDIR '))?.split(' ')[1];
+    const fromBuild = instructions.filter(
+      (line) => line.includes('--from=build') && line.includes(`${workdir}/`),
+    );
+    // bin/nccl-run runs the nccl-run.mjs found beside it.
+    expect(fromBuild).toEqual([
+      `COPY --from=build ${workdir}/bin/nccl-run /usr/local/bin/nccl-run`,
+      `COPY --from=build ${workdir}/dist/nccl-run.mjs /usr/local/bin/nccl-run.mjs`,
+    ]);
+    expect(BUNDLE_PATH).toBe(join(root, 'dist', 'nccl-run.mjs'));
+    expect(instructions).toContain('ENTRYPOINT ["/usr/bin/tini", "--", "nccl-run"]');
+  });
+});
+
+describe('runInit', () => {
+  const capture = () => {
+    const stream = new PassThrough();
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+  };
+
+  it('prints the template to stdout without --out', async () => {
+    const out = capture();
+    expect(await runInit({ template: 'env', out: null, force: false }, out.stream)).toBe(0);
+    expect(out.text()).toBe(templateText('env'));
+  });
+
+  it('writes --out, and refuses to replace it without --force (usage error, exit 64)', async () => {
+    const path = join(tempDir(), 'job.sbatch');
+    const out = capture();
+    expect(await runInit({ template: 'slurm', out: path, force: false }, out.stream)).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe(templateText('slurm'));
+    expect(out.text()).toBe('');
+
+    writeFileSync(path, 'my edits\n');
+    const again = runInit({ template: 'slurm', out: path, force: false }, out.stream);
+    await expect(again).rejects.toThrow(UsageError);
+    await expect(
+      runInit({ template: 'slurm', out: path, force: false }, out.stream),
+    ).rejects.toThrow(
+      `--out ${path}: the file exists; add --force to replace it, or choose another path`,
+    );
+    expect(readFileSync(path, 'utf8')).toBe('my edits\n');
+    expect(new UsageError('').exitCode).toBe(64);
+
+    expect(await runInit({ template: 'slurm', out: path, force: true }, out.stream)).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe(templateText('slurm'));
+  });
+
+  it.each([
+    [{ template: undefined }, 'init: which template? valid: slurm, k8s, docker, compose, env'],
+    [
+      { template: 'helm' },
+      "init: unknown template 'helm'; valid: slurm, k8s, docker, compose, env",
+    ],
+    [
+      { template: 'env', out: '/nonexistent-dir/nccl-run.env' },
+      '--out /nonexistent-dir/nccl-run.env: the folder /nonexistent-dir does not exist; create it first, or choose another path',
+    ],
+  ])('%j → usage error', async (args, message) => {
+    const run = runInit({ out: null, force: false, ...args }, capture().stream);
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(runInit({ out: null, force: false, ...args }, capture().stream)).rejects.toThrow(
+      message,
+    );
+  });
+});
