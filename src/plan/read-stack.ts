@@ -1,10 +1,10 @@
 /**
  * Which torch and which NCCL the job will run (SPEC "The stack"), read
  * before deciding, from files only: the torch of the Python the launcher
- * runs (torch-install.ts), and the NCCL that torch will load
- * (nccl-library.ts). The torch picks torchrun's option table, defaults and
+ * runs (torch/find-torch.ts), and the NCCL that torch will load
+ * (nccl/find-nccl.ts). The torch picks torchrun's option table, defaults and
  * store-host rule; the NCCL picks its interface-selection rules
- * (nccl-rules.ts).
+ * (nccl/releases.ts).
  */
 import { findNccl, type NcclLibrary } from '../nccl/find-nccl.js';
 import { findEnvPlugin } from '../nccl/unseen-settings.js';

@@ -1,7 +1,7 @@
 /**
  * torchrun's argv read the way its argparse parser reads it (CPython
  * Lib/argparse.py `_parse_optional`, `_get_option_tuples`,
- * `consume_optional`, over one torch version's options, torchrun-options.ts),
+ * `consume_optional`, over one torch version's options, torchrun-table.ts),
  * up to the training script: the first positional. Everything from the
  * script on is the script's, and is never looked at, even when it looks like
  * torchrun's or nccl-run's flags.

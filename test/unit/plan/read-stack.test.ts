@@ -1,5 +1,5 @@
 /**
- * Which torch and which NCCL the launcher will run (src/stack/), read from
+ * Which torch and which NCCL the launcher will run (src/plan/read-stack.ts), read from
  * file trees laid out as each installation lays them out: Debian's
  * python3-torch and libnccl2, a venv, conda, pip's --user site, NVIDIA's
  * images. Pip wheels cannot be installed on this machine: their layout is
