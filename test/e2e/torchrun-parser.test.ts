@@ -4,27 +4,18 @@
  * (Debian 13) and 2.14's (Debian sid) for every row, with the rows marked
  * `torch2` (and, for 2.6, `torch26`) checked to still differ as they say. One Python process per torch asks
  * `torch.distributed.run.get_args_parser()` about every argv
- * (test/fixtures/torchrun-parser.py), with the interpreter named on that
- * torchrun's `#!` line.
- *
- * Each torch comes from the host's /usr/bin/torchrun when that is the
- * version (Debian 12: 1.13, Debian 13: 2.6), else from the lab's Debian root
- * of its release (debian-root.ts labRoot, built once per machine, needs root).
+ * (test/fixtures/torchrun-parser.py, through test/lab/torch-parser.ts).
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { beforeAll, expect, it } from 'vitest';
 import { parseTorchrunArgs } from '../../src/torch/torchrun-args.js';
 import { ROWS, type TorchrunRow } from '../fixtures/torchrun-rows.js';
-import { inRoot, labRoot, type Suite } from '../lab/debian-root.js';
-import { HOST_TORCHRUN, torchrunInterpreter, torchrunVersion } from '../lab/host-torchrun.js';
 import { tier } from '../lab/tier.js';
-
-const PARSER_PY = fileURLToPath(new URL('../fixtures/torchrun-parser.py', import.meta.url));
-
-type Version = '1.13' | '2.6' | '2.14';
-const SUITE: Record<Version, Suite> = { '1.13': 'bookworm', '2.6': 'trixie', '2.14': 'sid' };
+import {
+  askTorchParser,
+  type ParserReport,
+  type TorchVersion,
+  torchRoot,
+} from '../lab/torch-parser.js';
 
 /** What torchrun-parser.py reports for one argv. */
 type Answer =
@@ -36,43 +27,6 @@ type Answer =
       script: string;
       scriptIndex: number;
     };
-
-interface Report {
-  torch: string;
-  python: string;
-  results: Answer[];
-}
-
-/** The root holding `version`'s torchrun: the host when it is that version, else the lab root. */
-function rootOf(version: Version): { path: string } | { error: string } {
-  if (existsSync(HOST_TORCHRUN) && torchrunVersion() === version) return { path: '/' };
-  const root = labRoot(SUITE[version]);
-  if ('error' in root) {
-    const host = existsSync(HOST_TORCHRUN)
-      ? `the host's ${HOST_TORCHRUN} is torch ${torchrunVersion() ?? '(unknown)'}`
-      : `there is no ${HOST_TORCHRUN} (apt-get install python3-torch)`;
-    return { error: `${host}, and ${root.error}` };
-  }
-  return root;
-}
-
-async function askParser(root: string): Promise<Report> {
-  const torchrun = root === '/' ? HOST_TORCHRUN : `${root}${HOST_TORCHRUN}`;
-  const python = torchrunInterpreter(torchrun);
-  if (python === null) throw new Error(`${torchrun} has no #! line naming its Python`);
-  const [command, ...args] =
-    root === '/' ? [python, PARSER_PY] : inRoot(root, 'torchrun-parser', python, [PARSER_PY]);
-  const run = await execa(command as string, args, {
-    input: JSON.stringify(ROWS.map((row) => row.argv)),
-    // No PET_* variables (torchrun's environment defaults) or Python settings from here.
-    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
-    extendEnv: false,
-    timeout: 120_000,
-  });
-  const report = JSON.parse(run.stdout) as Report;
-  expect(report.results).toHaveLength(ROWS.length);
-  return report;
-}
 
 /** nccl-run's message for an error row (the unit test holds it to the row's pattern). */
 function ourMessage(argv: string[]): string {
@@ -145,22 +99,26 @@ function disagreements(row: TorchrunRow, answer: Answer): string[] {
   return found;
 }
 
-const TIERS: { version: Version; rows: TorchrunRow[] }[] = [
+const TIERS: { version: TorchVersion; rows: TorchrunRow[] }[] = [
   { version: '1.13', rows: ROWS.filter((row) => row.torch113) },
   { version: '2.6', rows: ROWS },
   { version: '2.14', rows: ROWS },
 ];
 
 for (const { version, rows } of TIERS) {
-  const root = rootOf(version);
+  const root = torchRoot(version);
   tier(
     `torch ${version}'s own parser agrees with the argv table`,
     'error' in root ? root.error : null,
     () => {
-      let report: Report;
+      let report: ParserReport<Answer>;
       beforeAll(async () => {
         if ('error' in root) return;
-        report = await askParser(root.path);
+        report = await askTorchParser<Answer>(
+          root.path,
+          [],
+          ROWS.map((row) => row.argv),
+        );
       }, 180_000);
 
       it(`is torch ${version}`, () => {
