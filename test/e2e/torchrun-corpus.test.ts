@@ -21,8 +21,8 @@ import { checkTorchrunPart } from '../../src/cli/misplaced-options.js';
 import { NcclRunError } from '../../src/errors.js';
 import type { JobShape } from '../../src/job/job-shape.js';
 import { readJobShape } from '../../src/job/read-job-shape.js';
-import { parseTorchrunArgs, type TorchrunArgs } from '../../src/job/torchrun-args.js';
-import { torchrunTable } from '../../src/job/torchrun-options.js';
+import { parseTorchrunArgs, type TorchrunArgs } from '../../src/torch/torchrun-args.js';
+import { torchrunTable } from '../../src/torch/torchrun-table.js';
 import { CORPUS, type CorpusRow } from '../fixtures/torchrun-corpus.js';
 import { tier } from '../lab/tier.js';
 import {
@@ -161,7 +161,10 @@ for (const version of TORCH_VERSIONS) {
         if (marked === undefined) {
           expect(agrees(our, theirs), `${row.argv.join(' ')}: ${JSON.stringify(seen)}`).toBe(true);
         } else {
-          expect(seen, `nccl-run or torch now reads it otherwise than the row's differs says`).toEqual({
+          expect(
+            seen,
+            `nccl-run or torch now reads it otherwise than the row's differs says`,
+          ).toEqual({
             today: marked.today,
             torch: marked.torch,
           });
