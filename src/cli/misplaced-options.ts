@@ -11,17 +11,17 @@
 import { UsageError } from '../errors.js';
 import { COMMAND_FLAGS, OPTIONS } from '../options/option-table.js';
 import { parseTorchrunArgs, type TorchrunArgs } from '../torch/torchrun-args.js';
-import { UNION_TABLE } from '../torch/torchrun-table.js';
+import { ANY_LAUNCHER_TABLE } from '../torch/torchrun-table.js';
 import type { SplitArgv } from './split-argv.js';
 
 const OWN_OPTIONS = Object.keys({ ...OPTIONS, ...COMMAND_FLAGS }).map((name) => `--${name}`);
-const TORCHRUN_STRINGS = UNION_TABLE.options
+const TORCHRUN_STRINGS = ANY_LAUNCHER_TABLE.options
   .flatMap((option) => option.strings)
   .filter((string) => string.startsWith('--'));
 
 /** torchrun's part as every known torchrun reads it (the union), once checked. */
 export function checkTorchrunPart({ torchrun }: SplitArgv): TorchrunArgs {
-  const parsed = parseTorchrunArgs(torchrun);
+  const parsed = parseTorchrunArgs(torchrun, ANY_LAUNCHER_TABLE);
   const end = parsed.scriptIndex ?? torchrun.length;
   const first = torchrun[0];
   for (const token of parsed.unrecognized) {

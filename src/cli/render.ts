@@ -35,7 +35,13 @@ export function explainJson(plan: Plan) {
     ),
     warnings: variables.warnings,
     command: plan.command,
-    torch: { version: plan.stack.torch.version, source: plan.stack.torch.source },
+    torch: {
+      version: plan.stack.torch.version,
+      source: plan.stack.torch.source,
+      known: plan.stack.torch.known,
+      via: plan.stack.torch.via,
+      entry: plan.stack.torch.entry,
+    },
     nccl: {
       version: plan.nccl.version,
       source: plan.nccl.source,
@@ -46,6 +52,7 @@ export function explainJson(plan: Plan) {
     },
     unmanaged: plan.unmanaged,
     transport: transportJson(plan.transport),
+    verify: plan.verify,
     probe: probeJson(plan.meeting),
   };
 }
@@ -161,8 +168,9 @@ function masterJson(master: Plan['master']) {
 }
 
 function masterLine(master: Plan['master']): string {
+  const port = master?.port === 0 ? '0, a port torch picks' : String(master?.port);
   return master
-    ? `Master     ${master.host}:${master.port} (${endpointSource(master)}) -> ${master.addresses.join(', ') || 'no address'}`
+    ? `Master     ${master.host}:${port} (${endpointSource(master)}) -> ${master.addresses.join(', ') || 'no address'}`
     : 'Master     none (--standalone, or torch 2.14 with one node and no port: torchrun makes its own c10d endpoint on localhost)';
 }
 
@@ -186,11 +194,12 @@ export function explainText(plan: Plan): string {
     masterLine(master),
     jobLine(plan.job),
     decisionLine(decision),
-    `Torch      ${plan.stack.torch.version ?? 'version unknown'} (${plan.stack.torch.source})`,
+    `Torch      ${torchLine(plan.stack.torch)}`,
     `NCCL       ${ncclLine(plan)}`,
     ...plan.nccl.unseen.map((note) => `           may read what nccl-run cannot see: ${note}`),
     `Unmanaged  with nothing set, NCCL would bind ${bindText(plan.unmanaged.nccl)} and Gloo ${bindText(plan.unmanaged.gloo)}`,
     ...transportLines(plan.transport, plan.facts.rdma),
+    ...(plan.verify.capped === null ? [] : [`Verify     ${plan.verify.capped}`]),
     ...probeLine(plan.meeting),
     '',
     'Trace',
@@ -221,6 +230,16 @@ export function launchSummary(plan: Plan): string {
   const kept = Object.keys(variables.kept);
   const dataPlane = dataPlaneSummary(plan.transport);
   return `using ${decision.interface} ${decision.address} (${decision.strategy}: ${decision.reason}); set ${set || 'nothing'}${kept.length > 0 ? `; kept ${kept.join(', ')}` : ''}${dataPlane === null ? '' : `; ${dataPlane}`}`;
+}
+
+/** "2.6.0 (/venv/.../torch/version.py), read through conda run -n train" */
+function torchLine(torch: Plan['stack']['torch']): string {
+  const version =
+    torch.version ??
+    "version unknown: nccl-run applies the newest torch's rules (--torch-version says which)";
+  const through = torch.via.length > 0 ? `, read through ${torch.via.join(', then ')}` : '';
+  const entry = torch.entry === 'launch' ? ', as python -m torch.distributed.launch' : '';
+  return `${version} (${torch.source})${through}${entry}`;
 }
 
 /** "2.22.3 (NCCL_VERSION), rules 2.19-2.27: binds eth1 198.18.2.5 with these variables" */

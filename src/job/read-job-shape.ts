@@ -19,6 +19,7 @@ import {
 import { type TorchrunTable, UNION_TABLE } from '../torch/torchrun-table.js';
 import type { JobShape } from './job-shape.js';
 import { readNnodes } from './nnodes.js';
+import { portZeroWithNodes } from './port-zero.js';
 import { readIsHost, readRendezvousConfig } from './rendezvous-config.js';
 import { readMaster } from './rendezvous-master.js';
 import { clusterSetting, defaultSetting } from './setting.js';
@@ -61,7 +62,7 @@ export function readJobShape(
   if (nodeRank?.fromCluster) fill.PET_NODE_RANK = String(nodeRank.value);
 
   const filled = Object.keys(fill).length > 0;
-  return {
+  const shape: JobShape = {
     rdzvBackend,
     master: master.master,
     masterAddr: master.masterAddr,
@@ -78,6 +79,9 @@ export function readJobShape(
     isHost,
     lastCallTimeoutS,
   };
+  const portZero = portZeroWithNodes(shape);
+  if (portZero !== null) throw portZero;
+  return shape;
 }
 
 /**

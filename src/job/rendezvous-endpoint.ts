@@ -40,9 +40,10 @@ export function readRendezvousEndpoint(endpoint: string): EndpointReading {
 
   let port: number | null = null;
   if (portText !== null) {
+    // utils.py refuses only `port >= 2**16`: port 0 is a port the store's host picks (job/port-zero.ts).
     port = TORCH_PORT.test(portText) ? Number(portText) : Number.NaN;
-    if (!(port >= 1 && port <= 65_535)) {
-      return { problem: `the port '${portText}' is not one of 1-65535` };
+    if (!(port >= 0 && port <= 65_535)) {
+      return { problem: `the port '${portText}' is not one of 0-65535` };
     }
   }
   if (!TORCH_HOST.test(host)) {

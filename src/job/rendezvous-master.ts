@@ -24,6 +24,12 @@ export interface MasterReading {
 
 const PORT_RANGE = 'expected a port, 1-65535';
 
+/** What nccl-run says to a port-0 static rendezvous whose torch's workers would wait for ever. */
+function staticPortZero(args: TorchrunArgs): string {
+  const spelled = (dest: string) => args.table.byDest.get(dest)?.strings[0] ?? `--${dest}`;
+  return `torchrun's static rendezvous tells its workers MASTER_PORT=0 and they wait for ever; for a port torch picks on one node use ${spelled('rdzv_backend')}=c10d ${spelled('rdzv_endpoint')}=localhost:0, else give a fixed port`;
+}
+
 export function readMaster(
   args: TorchrunArgs,
   env: NodeJS.ProcessEnv,
@@ -42,6 +48,9 @@ export function readMaster(
     if (given === null) return staticMaster(args, env, cluster);
     // static_tcp_rendezvous.py: parse_rendezvous_endpoint(endpoint, -1), and no port is an error.
     const master = endpointMaster(given, null, true);
+    if (master?.port === 0 && args.table.staticPortZero === 'hangs') {
+      throw badValue(given.origin, given.value, staticPortZero(args));
+    }
     return { master, masterAddr: master?.host ?? null, fill: {} };
   }
   // Other backends are plugins whose endpoint format nccl-run cannot know.
@@ -120,6 +129,9 @@ function staticMaster(
   );
 
   const portNumber = parsePythonInt(port.value);
+  if (portNumber === 0 && args.table.staticPortZero === 'hangs') {
+    throw badValue(port.origin, port.value, staticPortZero(args));
+  }
   if (portNumber === null || portNumber < 1 || portNumber > 65_535) {
     throw badValue(port.origin, port.value, PORT_RANGE);
   }

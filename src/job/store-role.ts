@@ -135,32 +135,22 @@ export function c10dStoreHostWarning(
   if (question === null || machine === null) return null;
   const { endpoint, own } = question;
   const match = matchesMachineHostname(endpoint, endpointAddresses, machine);
-  // An unknown torch is held to every rule a release has.
-  const release = releaseFor(torch);
-  if ((release === null ? TORCH_RELEASES : [release]).every((r) => hostsStore(match, r))) {
-    return null;
-  }
+  // An unknown torch is judged by the newest record's rule; the plan's one
+  // warning for an unknown torch names what an older one would do.
+  const release = releaseFor(torch) ?? NEWEST_TORCH;
+  if (hostsStore(match, release)) return null;
   const byAddress = rulesLabel(TORCH_RELEASES.filter((r) => r.storeHostByAddress));
-  const byNameOnly = rulesLabel(TORCH_RELEASES.filter((r) => !r.storeHostByAddress));
   const fix = 'add --rdzv-conf is_host=1 on this node';
   const stall = 'no node would host it and the rendezvous would wait until it times out';
   const subject =
     isIP(endpoint) !== 0
       ? `the c10d endpoint ${endpoint} is this node's address`
       : `the c10d endpoint ${endpoint} resolves to this node's address ${own}`;
-  if (match.byAddress && release !== null) {
+  if (match.byAddress) {
     return `${subject}, one its hostname ${facts.hostname} resolves to, but torch ${torch} compares a name only with the hostname and its canonical name (torch ${byAddress} would host the store here), so ${stall}; ${fix}`;
   }
-  if (match.byAddress) {
-    return `${subject}, one its hostname ${facts.hostname} resolves to: torch ${byAddress} hosts the store here, but torch ${byNameOnly} compares a name only with the hostname and its canonical name, so under ${byNameOnly} ${stall}; ${fix}`;
-  }
   const resolved = match.hostnameAddresses.join(', ') || 'nothing';
-  const byName =
-    release === null
-      ? ` or, in torch ${byAddress}, a name resolving to one of those`
-      : release.storeHostByAddress
-        ? ' or a name resolving to one of those'
-        : '';
+  const byName = release.storeHostByAddress ? ' or a name resolving to one of those' : '';
   const who = torch === null ? 'torchrun' : `torch ${torch}'s torchrun`;
   return `${subject}, but ${who} hosts the store only at localhost, the hostname ${facts.hostname}, its canonical name, an address it resolves to (${resolved})${byName}: ${stall}; ${fix}`;
 }

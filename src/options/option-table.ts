@@ -309,6 +309,27 @@ export const OPTIONS = {
       ),
     default: ['torchrun'],
   }),
+  /** As torch.__version__ begins: major.minor, or more (2.6, 2.6.0, 2.14.1+cu130). */
+  'torch-version': optional({
+    type: 'string',
+    group: 'Launch',
+    describe:
+      "The torch the job runs, where nccl-run cannot read it through the launcher (a SIF image, a site's wrapper script)",
+    schema: z.pipe(
+      z.string(),
+      z.transform((value: string, payload) => {
+        const version = value.trim();
+        if (/^\d+\.\d+(\.\d+)?([+a-z].*)?$/i.test(version)) return version;
+        payload.issues.push({
+          code: 'custom',
+          message: 'expected a torch version such as 2.6 or 2.14.1',
+          input: value,
+        });
+        return z.NEVER;
+      }),
+    ),
+    shownDefault: "read from the launcher's files",
+  }),
   /** The path as given; settle-options.ts resolves it and finds ./nccl-run.env. */
   'env-file': optional({
     type: 'string',

@@ -12,10 +12,10 @@ import type { StoreRole } from '../job/store-role.js';
 import type { NcclBind, NcclRules } from '../nccl/nccl-pick.js';
 import { unseenNcclSettings } from '../nccl/unseen-settings.js';
 import { optionOrigin, type Settled } from '../options/settle-options.js';
+import type { VerifyLevel } from '../options/verify-level.js';
 import type { Origin } from '../origin.js';
 import type { MeetingPoint } from '../peers/meeting-point.js';
 import type { Decision, ResolveContext } from '../resolve/decision.js';
-import { otherVersionWarning } from '../torch/torchrun-args.js';
 import type { TorchrunTable } from '../torch/torchrun-table.js';
 import { assessTransport, type Transport } from '../transport/assess-transport.js';
 import type { HostAndNames, MasterInfo } from './host-and-names.js';
@@ -32,8 +32,12 @@ export interface PlanInputs {
   host: HostAndNames;
   /** The context the chain ran with, the other nodes' networks included for `agree`. */
   context: ResolveContext;
+  /** How far the pre-flight goes: --verify, and the reason it was capped; null when not. */
+  verify: { level: VerifyLevel; capped: string | null };
   role: StoreRole | null;
   meeting: MeetingPoint | null;
+  /** Where the torch is unknown, what of this job depends on its version (unknown-torch.ts); else null. */
+  unknownTorch: string | null;
 }
 
 export interface Plan {
@@ -61,6 +65,8 @@ export interface Plan {
   unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
   /** The data plane NCCL will use, and --require-transport's verdict (SPEC "RDMA transport"). */
   transport: Transport;
+  /** How far the pre-flight goes (PlanInputs.verify). */
+  verify: PlanInputs['verify'];
   /** Hosts for --verify peers. */
   peers: string[];
   /** This node's part in torch's store (job/store-role.ts), at --verify master and peers; else null. */
@@ -100,7 +106,6 @@ export function derive(
   const childEnv = { ...settings.env, ...exported.set };
   // What NCCL reads in the job: torchrun's environment over NCCL's files.
   const ncclJobEnv = { ...settings.conf.values, ...childEnv };
-  const mismatch = otherVersionWarning(torchrunArgv, inputs.torchrun, stack.torch.version ?? '');
   const unseen = unseenNcclSettings(stack.nccl, stack.envPlugin, childEnv, ncclJobEnv);
   const keptIfname = settings.kept.ifname;
   const picture = ncclPicture({
@@ -135,11 +140,12 @@ export function derive(
     variables: {
       ...exported,
       warnings: [
+        ...stack.warnings,
+        ...(inputs.unknownTorch === null ? [] : [inputs.unknownTorch]),
         ...picture.settingWarnings,
         ...exported.warnings,
         ...transport.warnings,
         ...unseen.map((note) => `${note}; NCCL's pick may differ from the one reported here`),
-        ...(mismatch === null ? [] : [mismatch]),
         ...(picture.bindWarning === null ? [] : [picture.bindWarning]),
       ],
     },
@@ -156,6 +162,7 @@ export function derive(
     },
     unmanaged: picture.unmanaged,
     transport,
+    verify: inputs.verify,
     peers: options.peers ?? job.clusterPeers,
     role: inputs.role,
     meeting: inputs.meeting,

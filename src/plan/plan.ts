@@ -8,11 +8,13 @@
  * and launch happen in main, after whatever the command prints.
  */
 import { detectCluster } from '../cluster/schedulers.js';
+import { settingError } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
+import { picksPort, portZeroElsewhere } from '../job/port-zero.js';
 import { readJobShape } from '../job/read-job-shape.js';
 import { isSingleNode } from '../job/single-node.js';
-import { storeRole } from '../job/store-role.js';
+import { storeHostQuestion, storeRole } from '../job/store-role.js';
 import type { Logger } from '../log.js';
 import { ncclRules } from '../nccl/nccl-pick.js';
 import { optionOrigin, type Settled } from '../options/settle-options.js';
@@ -20,11 +22,14 @@ import { reaches } from '../options/verify-level.js';
 import type { Decision, ResolveContext, TraceEntry } from '../resolve/decision.js';
 import { buildExcludes } from '../resolve/excludes.js';
 import { ChainFailedError, runChain } from '../resolve/run-chain.js';
+import { matchesMachineHostname } from '../torch/store-host-rule.js';
+import { certainRefusal, parseTorchrunArgs } from '../torch/torchrun-args.js';
 import { torchrunTable } from '../torch/torchrun-table.js';
 import { derive, type Plan, type PlanInputs } from './derive.js';
 import { type MasterInfo, type Progress, readHostAndNames } from './host-and-names.js';
 import { readStack } from './read-stack.js';
 import { userEnvironment, userSettings } from './settings.js';
+import { unknownTorchWarning } from './unknown-torch.js';
 
 export type { Plan } from './derive.js';
 export type { MasterInfo } from './host-and-names.js';
@@ -88,17 +93,29 @@ async function readInputs(
   const { options } = settled;
   // 1. The torch and NCCL the job runs decide how torchrun, NCCL and NCCL's files are read.
   const user = userEnvironment(settled, env);
-  const stack = readStack(options.torchrun, user.env);
+  const stack = readStack(options.torchrun, user.env, {
+    declared:
+      options.torchVersion === null
+        ? null
+        : { version: options.torchVersion, origin: optionOrigin(settled.sources, 'torch-version') },
+  });
+  if (stack.clearedBy !== null) {
+    throw settingError(
+      optionOrigin(settled.sources, 'torchrun'),
+      `${stack.clearedBy} starts torchrun with a clean environment, so none of the variables nccl-run exports (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME, ...) would reach it: drop that option, or put nccl-run inside the wrapper (${stack.clearedBy} ... nccl-run ...)`,
+    );
+  }
   const settings = userSettings(user, stack.nccl.version, options.force);
-  const torchrun = torchrunTable(stack.torch.version);
+  const torchrun = torchrunTable(stack.torch.version, stack.torch.entry);
 
-  // 2. The job's shape, as that torchrun will see it.
-  const job = readJobShape(
-    torchrunArgv,
-    settings.env,
-    detectCluster(options.cluster, settings.env),
-    torchrun,
+  // 2. The job's shape, as that torchrun will see it; what it would certainly refuse, refused first.
+  const refusal = certainRefusal(
+    parseTorchrunArgs(torchrunArgv, torchrun),
+    stack.torch.version ?? '',
   );
+  if (refusal !== null) throw refusal;
+  const cluster = detectCluster(options.cluster, settings.env);
+  const job = readJobShape(torchrunArgv, settings.env, cluster, torchrun);
   progress.job = job;
 
   // 3. This host and the names the job resolves.
@@ -118,12 +135,17 @@ async function readInputs(
     agreement: null,
   };
 
-  // 4. This node's part in torch's store, and where the nodes meet: decided once, for every check.
+  const elsewhere = portZeroElsewhere(job, context.singleNode);
+  if (elsewhere !== null) throw elsewhere;
+
+  // 4. How far the check goes, this node's part in torch's store, and where the nodes meet:
+  // decided once, for every check.
+  const verify = verifyLevel(settled, job);
   const role =
-    master !== null && reaches(options.verify, 'master')
+    master !== null && reaches(verify.level, 'master')
       ? await storeRole(job, master, master.addresses, facts, family)
       : null;
-  const meeting = reaches(options.verify, 'peers')
+  const meeting = reaches(verify.level, 'peers')
     ? await (await import('../peers/meeting-point.js')).meetingPoint({
         job,
         probePort: options.probePort,
@@ -139,5 +161,39 @@ async function readInputs(
     const { publishNetworks } = await import('../peers/publish.js');
     context.agreement = await publishNetworks({ options, job, facts, context, meeting, logger });
   }
-  return { settings, stack, torchrun, job, host, context, role, meeting };
+  // Where the torch is unknown, what of this job depends on its version: said once.
+  const question = storeHostQuestion(job, facts, master?.addresses ?? []);
+  const unknownTorch =
+    stack.torch.known !== 'unknown'
+      ? null
+      : unknownTorchWarning({
+          launcher: options.torchrun,
+          why: stack.torch.source,
+          entry: stack.torch.entry,
+          argv: torchrunArgv,
+          env: settings.env,
+          cluster,
+          applied: job,
+          storeHost:
+            question === null || host.machine === null
+              ? null
+              : matchesMachineHostname(question.endpoint, master?.addresses ?? [], host.machine),
+        });
+  return { settings, stack, torchrun, job, host, context, verify, role, meeting, unknownTorch };
+}
+
+/**
+ * --verify, and what caps it: a rendezvous at a port torch picks
+ * (job/port-zero.ts) is this host's alone, with no store to reach before
+ * torchrun starts, so nothing is checked beyond `local`.
+ */
+function verifyLevel({ options, sources }: Settled, job: JobShape): PlanInputs['verify'] {
+  if (!picksPort(job) || !reaches(options.verify, 'master')) {
+    return { level: options.verify, capped: null };
+  }
+  const given = optionOrigin(sources, 'verify');
+  return {
+    level: 'local',
+    capped: `${given.from === 'default' ? 'the default ' : ''}--verify ${options.verify} checks only local: the rendezvous is on this host at a port torch picks (port 0), which nothing can reach before torchrun binds it`,
+  };
 }

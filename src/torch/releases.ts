@@ -51,9 +51,9 @@ export function value(
   return { dest: destOf(strings), strings, kind: 'value', type, ...extra, pet: extra.pet ?? true };
 }
 
-/** A store_true-like option (`check_env`). */
-export function flag(strings: readonly string[]): TorchrunOption {
-  return { dest: destOf(strings), strings, kind: 'flag', pet: true, type: 'str' };
+/** A store_true-like option: torchrun's `check_env` (PET_<DEST>), or a plain store_true (`pet: false`). */
+export function flag(strings: readonly string[], { pet = true } = {}): TorchrunOption {
+  return { dest: destOf(strings), strings, kind: 'flag', pet, type: 'str' };
 }
 
 /** argparse `_get_optional_kwargs`: the first long option string, without its dashes, `-` → `_`. */
@@ -148,6 +148,12 @@ export interface TorchRelease {
    * the option itself (value(...), flag(...)) where it is new.
    */
   torchrunOptions: readonly (TorchrunOptionName | TorchrunOption)[];
+  /**
+   * What `python -m torch.distributed.launch` adds to run.py's parser
+   * (launch.py parse_args), after its options: the deprecated launcher
+   * users still paste.
+   */
+  launchOptions: readonly (TorchrunOptionName | TorchrunOption)[];
   /** 1.13 spells each option one way, `--master_addr`, never `--master-addr`; 2.x takes both. */
   spellings: 'underscore' | 'dash and underscore';
   defaults: TorchrunDefaults;
@@ -158,6 +164,13 @@ export interface TorchRelease {
    * --standalone does, its --master-addr unused.
    */
   singleNode: 'static' | 'c10d on localhost:0';
+  /**
+   * A static rendezvous given --master-port 0: the agent's store binds a
+   * port of the kernel's choosing, but the workers are told MASTER_PORT=0
+   * and wait for ever (seen in the lab on 1.13, 2.6 and 2.14 alike,
+   * pytorch/pytorch#130656); a c10d endpoint at port 0 works there.
+   */
+  staticPortZero: 'hangs' | 'works';
   /**
    * c10d's store-host rule `_matches_machine_hostname(endpoint host)`: true
    * for `localhost`, a loopback literal, the hostname, its canonical name and
@@ -209,9 +222,11 @@ export const TORCH_1_13: TorchRelease = {
     'master_addr',
     'master_port',
   ],
+  launchOptions: [flag(['--use-env', '--use_env'], { pet: false })],
   spellings: 'underscore',
   defaults: TORCHRUN_DEFAULTS,
   singleNode: 'static',
+  staticPortZero: 'hangs',
   storeHostByAddress: false,
 };
 

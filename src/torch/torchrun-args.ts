@@ -14,7 +14,12 @@
  */
 import { badValue, UsageError } from '../errors.js';
 import { isPythonFloat, parsePythonInt } from './python-builtins.js';
-import { type TorchrunOption, type TorchrunTable, UNION_TABLE } from './torchrun-table.js';
+import {
+  type TorchrunOption,
+  type TorchrunTable,
+  torchrunTable,
+  UNION_TABLE,
+} from './torchrun-table.js';
 
 export interface GivenValue {
   value: string;
@@ -37,6 +42,11 @@ export interface TorchrunArgs {
   table: TorchrunTable;
   /** Option strings only another torch version's torchrun has (see above), as given. */
   otherVersions: string[];
+  /**
+   * Abbreviations that match several option strings of one option (2.x's
+   * `--nproc`): read here as that option, though argparse refuses them.
+   */
+  ambiguous: { token: string; strings: string[] }[];
 }
 
 interface OptionMatch {
@@ -44,6 +54,8 @@ interface OptionMatch {
   optionString: string;
   /** The value attached with `=`, or glued to a short option (`-r3`); null when none. */
   attached: string | null;
+  /** Every option string an abbreviation matched, where it matched more than one (all of one option). */
+  ambiguousWith?: string[];
 }
 
 /** argparse `_negative_number_matcher` (Python 3.11): such tokens are positionals. */
@@ -57,6 +69,7 @@ export function parseTorchrunArgs(
   const flags = new Map<string, string>();
   const unrecognized: string[] = [];
   const otherVersions: string[] = [];
+  const ambiguous: TorchrunArgs['ambiguous'] = [];
   const result = (scriptIndex: number | null, help = false): TorchrunArgs => ({
     values,
     flags,
@@ -65,11 +78,12 @@ export function parseTorchrunArgs(
     help,
     table,
     otherVersions,
+    ambiguous,
   });
   const matchOption = (token: string): OptionMatch | null => {
     const own = matchIn(token, table);
     if (own === null || own.option !== null || table.torch === null) return own;
-    const other = attempt(() => matchIn(token, UNION_TABLE));
+    const other = attempt(() => matchIn(token, torchrunTable(null, table.entry)));
     if (other?.option == null) return own;
     otherVersions.push(token);
     return other;
@@ -82,6 +96,7 @@ export function parseTorchrunArgs(
     if (token === '--') return result(index + 1 < argv.length ? index + 1 : null);
     let match = matchOption(token);
     if (match === null) return result(index);
+    if (match.ambiguousWith !== undefined) ambiguous.push({ token, strings: match.ambiguousWith });
     index += 1;
     if (match.option === null) {
       unrecognized.push(token);
@@ -162,10 +177,15 @@ function matchIn(token: string, table: TorchrunTable): OptionMatch | null {
   }
   // argparse itself counts option strings, not options: with torch >= 2's two
   // spellings, `--nproc` "could match --nproc-per-node, --nproc_per_node" and
-  // torchrun stops, while torch 1.13 (one spelling) takes it. We take it, so a
-  // command the installed torchrun accepts is never refused here; where
-  // torchrun refuses it, it says so itself.
-  if (candidates[0] !== undefined) return candidates[0];
+  // torchrun stops, while torch 1.13 (one spelling) takes it. Read as the
+  // option, so that an unknown torch's argv is read leniently; a known
+  // torch's refusal is certainRefusal's.
+  const [first] = candidates;
+  if (first !== undefined) {
+    return candidates.length > 1
+      ? { ...first, ambiguousWith: candidates.map((c) => c.optionString) }
+      : first;
+  }
 
   if (NEGATIVE_NUMBER.test(token)) return null;
   if (token.includes(' ')) return null;
@@ -242,24 +262,35 @@ function checkType(option: TorchrunOption, optionString: string, value: string):
 }
 
 /**
- * The warning for options only another torch version's torchrun has (see
- * the top): the installed one stops at them with "unrecognized arguments".
- * Names each, and the spelling this torchrun has where it has the option
- * (1.13's `--master_addr` for `--master-addr`); null when there are none.
+ * What the torch that will run refuses of this argv for certain, where its
+ * record is known (table.torch): its argparse stops with "unrecognized
+ * arguments" at an option only another torch version has (1.13 at
+ * `--master-addr`) or one no torch has, and with "ambiguous option" at an
+ * abbreviation of several of its option strings (2.x's `--nproc`, which
+ * both spellings of --nproc-per-node match). A UsageError (64) naming the
+ * option and this torch's spelling; null where it takes the argv, asks for
+ * help, or the torch is unknown (then torchrun gives its own verdict).
  */
-export function otherVersionWarning(
-  argv: readonly string[],
-  table: TorchrunTable,
-  torch: string,
-): string | null {
-  if (table.torch === null) return null;
-  const { otherVersions } = parseTorchrunArgs(argv, table);
-  if (otherVersions.length === 0) return null;
-  const named = otherVersions.map((token) => {
+export function certainRefusal(args: TorchrunArgs, torch: string): UsageError | null {
+  const { table } = args;
+  if (table.torch === null || args.help) return null;
+  const who = `torch ${torch}'s ${table.entry === 'launch' ? 'torch.distributed.launch' : 'torchrun'}`;
+  const [ambiguous] = args.ambiguous;
+  if (ambiguous !== undefined) {
+    return new UsageError(
+      `torchrun argument ${ambiguous.token}: ${who} stops at it with "ambiguous option: could match ${ambiguous.strings.join(', ')}"; write the option in full`,
+    );
+  }
+  const refused = [...args.otherVersions, ...args.unrecognized];
+  if (refused.length === 0) return null;
+  const named = refused.map((token) => {
     const name = token.split('=', 1)[0] as string;
-    const option = UNION_TABLE.byString.get(name) ?? matchIn(name, UNION_TABLE)?.option ?? null;
+    const union = torchrunTable(null, table.entry);
+    const option = union.byString.get(name) ?? attempt(() => matchIn(name, union))?.option ?? null;
     const own = option === null ? undefined : table.byDest.get(option.dest)?.strings.at(-1);
-    return own === undefined ? name : `${name} (${own} here)`;
+    return own === undefined ? name : `${name} (its spelling: ${own})`;
   });
-  return `torch ${torch}'s torchrun has no ${named.join(', ')}, which other torch versions have: it will stop at ${otherVersions.length === 1 ? 'it' : 'them'} with "unrecognized arguments"`;
+  return new UsageError(
+    `torchrun argument ${named.join(', ')}: ${who} has no such option and would stop at ${refused.length === 1 ? 'it' : 'them'} with "unrecognized arguments"${named.some((name) => name.includes('its spelling')) ? '; write its spelling' : ''}`,
+  );
 }

@@ -10,7 +10,7 @@ import { badValue } from '../errors.js';
 import type { Setting } from '../origin.js';
 import { isPythonFloat, parsePythonInt } from './python-builtins.js';
 import type { TorchrunArgs } from './torchrun-args.js';
-import { petVariable, type TorchrunOption, UNION_TABLE } from './torchrun-table.js';
+import { ANY_LAUNCHER_TABLE, petVariable, type TorchrunOption } from './torchrun-table.js';
 
 /** The option's value as torchrun gets it: the command line, else PET_<DEST>; null when neither. */
 export function torchrunSetting(
@@ -69,6 +69,8 @@ export function checkTorchrunEnvironment(args: TorchrunArgs, env: NodeJS.Process
 
 /** The option of the argv's table; undefined where only another version's torchrun has it. */
 function optionFor(args: TorchrunArgs, dest: string): TorchrunOption | undefined {
-  if (!UNION_TABLE.byDest.has(dest)) throw new Error(`torchrun has no option with dest '${dest}'`);
+  if (!ANY_LAUNCHER_TABLE.byDest.has(dest)) {
+    throw new Error(`torchrun has no option with dest '${dest}'`);
+  }
   return args.table.byDest.get(dest);
 }

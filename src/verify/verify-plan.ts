@@ -17,10 +17,11 @@ export async function verifyPlan(
   options: Options,
   logger: Logger,
 ): Promise<VerifyReport | null> {
-  if (!reaches(options.verify, 'local')) return null;
+  if (plan.verify.capped !== null) logger.info(plan.verify.capped);
+  if (!reaches(plan.verify.level, 'local')) return null;
   const { verify } = await import('./verify.js');
   const report = await verify({
-    level: options.verify,
+    level: plan.verify.level,
     decision: plan.decision,
     job: plan.job,
     facts: plan.facts,

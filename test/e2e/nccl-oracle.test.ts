@@ -350,7 +350,11 @@ for (const stack of STACKS) {
     });
 
     it("reads the root's stack from its files: torchrun's torch, the NCCL it loads", () => {
-      const read = readStack(['torchrun'], { PATH: '/usr/bin:/bin', HOME: '/root' }, rootPath);
+      const read = readStack(
+        ['torchrun'],
+        { PATH: '/usr/bin:/bin', HOME: '/root' },
+        { root: rootPath },
+      );
       expect(read.torch).toMatchObject({
         version: stack.torch,
         source: '/usr/lib/python3/dist-packages/torch/version.py',

@@ -21,9 +21,13 @@ import { checkTorchrunPart } from '../../src/cli/misplaced-options.js';
 import { NcclRunError } from '../../src/errors.js';
 import type { JobShape } from '../../src/job/job-shape.js';
 import { readJobShape } from '../../src/job/read-job-shape.js';
-import { parseTorchrunArgs, type TorchrunArgs } from '../../src/torch/torchrun-args.js';
+import {
+  certainRefusal,
+  parseTorchrunArgs,
+  type TorchrunArgs,
+} from '../../src/torch/torchrun-args.js';
 import { torchrunTable } from '../../src/torch/torchrun-table.js';
-import { CORPUS, type CorpusRow } from '../fixtures/torchrun-corpus.js';
+import { CORPUS, type CorpusRow, LAUNCH } from '../fixtures/torchrun-corpus.js';
 import { tier } from '../lab/tier.js';
 import {
   askTorchParser,
@@ -55,8 +59,11 @@ type OurReading =
 function readOurs(row: CorpusRow, version: TorchVersion): OurReading {
   try {
     checkTorchrunPart({ command: 'run', commandArgs: [], flags: {}, torchrun: row.argv });
-    const table = torchrunTable(version);
+    const table = torchrunTable(version, row.launcher === LAUNCH ? 'launch' : 'run');
     const args = parseTorchrunArgs(row.argv, table);
+    // As the plan does: what the known torch's own parser refuses, refused first.
+    const refusal = certainRefusal(args, version);
+    if (refusal !== null) throw refusal;
     const shape = readJobShape(row.argv, row.env ?? {}, null, table);
     return { shape, args };
   } catch (error) {

@@ -64,7 +64,7 @@ tier('c10d endpoint on an address the hostname does not resolve to', netnsUnavai
         'silent',
         '--torchrun',
         launcher,
-        '--rdzv-backend=c10d',
+        '--rdzv_backend=c10d',
         '--nnodes=2',
         ...args,
         'train.py',
@@ -91,7 +91,7 @@ tier('c10d endpoint on an address the hostname does not resolve to', netnsUnavai
       /^the c10d endpoint trainer-0-data resolves to this node's address 198\.18\.40\.1, /,
     ],
   ])('warns on %s and names the fix', async (_case, endpoint, subject) => {
-    const plan = await explain(`--rdzv-endpoint=${endpoint}:29400`);
+    const plan = await explain(`--rdzv_endpoint=${endpoint}:29400`);
     expect(plan.decision.interface).toBe('ens3f0');
     const warnings = plan.warnings.filter((w) => w.includes('c10d endpoint'));
     expect(warnings).toHaveLength(1);
@@ -101,17 +101,18 @@ tier('c10d endpoint on an address the hostname does not resolve to', netnsUnavai
     );
   });
 
-  it('warns about torch 1.13 for a name of the hostname’s address', async () => {
-    const plan = await explain('--rdzv-endpoint=trainer-0-mgmt:29400');
+  it('for an unknown torch, applies 2.x’s rule and names 1.13, which would host a name of the hostname’s address on no node', async () => {
+    const plan = await explain('--rdzv_endpoint=trainer-0-mgmt:29400');
+    expect(plan.warnings.filter((w) => w.includes('c10d endpoint'))).toEqual([]);
     expect(plan.warnings).toContainEqual(
       expect.stringMatching(
-        /^the c10d endpoint trainer-0-mgmt resolves to this node's address 203\.0\.113\.40, one its hostname .* resolves to: torch 2\.x hosts the store here, but torch 1\.13 .*add --rdzv-conf is_host=1 on this node$/,
+        /^the torch behind \/bin\/true is unknown .* applies torch 2\.14's rules, .* but torch 1\.13 would host the c10d store on no node \(add --rdzv-conf is_host=1 on this node\); say which torch it is with --torch-version$/,
       ),
     );
   });
 
   it('warns for that name only where the torch that will run is 1.13', async () => {
-    const endpoint = '--rdzv-endpoint=trainer-0-mgmt:29400';
+    const endpoint = '--rdzv_endpoint=trainer-0-mgmt:29400';
     const stores = (plan: { warnings: string[] }) =>
       plan.warnings.filter((w) => w.includes('c10d endpoint'));
     const old = await explainWith('1.13.1', endpoint);
@@ -129,9 +130,9 @@ tier('c10d endpoint on an address the hostname does not resolve to', netnsUnavai
   });
 
   it('says nothing on the address the hostname resolves to, or with is_host', async () => {
-    const onHostname = await explain('--rdzv-endpoint=203.0.113.40:29400');
+    const onHostname = await explain('--rdzv_endpoint=203.0.113.40:29400');
     expect(onHostname.warnings.filter((w) => w.includes('c10d endpoint'))).toEqual([]);
-    const withIsHost = await explain('--rdzv-endpoint=198.18.40.1:29400', '--rdzv-conf=is_host=1');
+    const withIsHost = await explain('--rdzv_endpoint=198.18.40.1:29400', '--rdzv_conf=is_host=1');
     expect(withIsHost.warnings.filter((w) => w.includes('c10d endpoint'))).toEqual([]);
   });
 });

@@ -16,10 +16,16 @@ const bin = join(root, 'bin/nccl-run');
 const launcher = join(root, 'test/fixtures/report-launcher.js');
 const facts = (name: string) => join(root, 'test/fixtures/facts', `${name}.json`);
 
-async function ncclRun(args: string[], env: Record<string, string> = {}) {
+/** torchrun: the --torchrun flag's value, null for none (NCCL_RUN_TORCHRUN in env says it). */
+async function ncclRun(
+  args: string[],
+  env: Record<string, string> = {},
+  torchrun: string | null = launcher,
+) {
   const cwd = mkdtempSync(join(tmpdir(), 'nccl-run-errors-'));
   const report = join(cwd, 'report.json');
-  const result = await execa(bin, ['--torchrun', launcher, ...args], {
+  const flag = torchrun === null ? [] : ['--torchrun', torchrun];
+  const result = await execa(bin, [...flag, ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', FIXTURE_REPORT: report, ...env },
     extendEnv: false,
@@ -50,13 +56,13 @@ const rows: [string, string[], Record<string, string>, number, RegExp][] = [
       '--facts',
       facts('docker-host'),
       '--nnodes=2',
-      '--node-rank=1',
-      '--master-addr=169.254.3.4',
+      '--node_rank=1',
+      '--master_addr=169.254.3.4',
       'train.py',
     ],
     {},
     78,
-    /the master 169\.254\.3\.4 \(--master-addr[^)]*\) resolves only to the link-local 169\.254\.3\.4, which NCCL, Gloo and torch's store cannot use without a scope/,
+    /the master 169\.254\.3\.4 \(--master_addr[^)]*\) resolves only to the link-local 169\.254\.3\.4, which NCCL, Gloo and torch's store cannot use without a scope/,
   ],
   [
     'a boolean flag that is not one',
@@ -102,10 +108,10 @@ const rows: [string, string[], Record<string, string>, number, RegExp][] = [
   ],
   [
     'a torchrun port torchrun would reject',
-    ['--nnodes=2', '--master-port=99999', 'train.py'],
+    ['--nnodes=2', '--master_port=99999', 'train.py'],
     {},
     64,
-    /--master-port: bad value '99999'/,
+    /--master_port: bad value '99999'/,
   ],
   [
     '--family that the master cannot satisfy',
@@ -115,8 +121,8 @@ const rows: [string, string[], Record<string, string>, number, RegExp][] = [
       '--family',
       'ipv4',
       '--nnodes=2',
-      '--node-rank=1',
-      '--master-addr=2001:db8:5::1',
+      '--node_rank=1',
+      '--master_addr=2001:db8:5::1',
       'train.py',
     ],
     {},
@@ -211,6 +217,28 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
     );
   });
 
+  it('a launcher that starts torchrun with a clean environment is refused: nothing nccl-run exports would reach torchrun', async () => {
+    const flag = await ncclRun(
+      ['--iface', 'lo', 'train.py'],
+      {},
+      `env -i PATH=/usr/bin ${launcher}`,
+    );
+    expect(flag.status).toBe(64);
+    expect(flag.stderr).toMatch(
+      /--torchrun: env -i starts torchrun with a clean environment, so none of the variables nccl-run exports \(NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME, \.\.\.\) would reach it: drop that option, or put nccl-run inside the wrapper/,
+    );
+    expect(flag.launched).toBe(false);
+    const fromEnv = await ncclRun(
+      ['--iface', 'lo', 'train.py'],
+      { NCCL_RUN_TORCHRUN: `env --ignore-environment ${launcher}` },
+      null,
+    );
+    expect(fromEnv.status).toBe(78);
+    expect(fromEnv.stderr).toMatch(/NCCL_RUN_TORCHRUN: env -i starts torchrun/);
+    expect(fromEnv.stderr.trim().split('\n')).toHaveLength(1);
+    expect(fromEnv.launched).toBe(false);
+  });
+
   it.each([
     [
       'a key that is not a variable name',
@@ -264,7 +292,7 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
   it('explain still prints what it learned when the decision fails, and exits with its status', async () => {
     const args = [
       ...['explain', '--json', '--facts', facts('docker-host'), '--iface', 'nope'],
-      ...['--nnodes=2', '--node-rank=1', '--master-addr=10.1.0.5', 'train.py'],
+      ...['--nnodes=2', '--node_rank=1', '--master_addr=10.1.0.5', 'train.py'],
     ];
     const explain = (argv: string[]) =>
       execa(bin, argv, { reject: false, extendEnv: false, env: { PATH: process.env.PATH ?? '' } });
@@ -314,7 +342,7 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
   });
 
   it('explain shows where --verify peers meets, and refuses an unreadable secret as check does, before any network', async () => {
-    const job = ['--nnodes=2', '--node-rank=1', '--master-addr=198.18.20.5', 'train.py'];
+    const job = ['--nnodes=2', '--node_rank=1', '--master_addr=198.18.20.5', 'train.py'];
     const nccl = (argv: string[]) =>
       execa(bin, [...argv, '--facts', facts('docker-host'), '--verify', 'peers', ...job], {
         reject: false,
@@ -349,7 +377,7 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
   it('explain keeps the decision and its trace when a step after the chain fails (a kept GLOO_SOCKET_IFNAME Gloo rejects)', async () => {
     const args = [
       ...['explain', '--json', '--facts', facts('docker-host'), '--iface', 'eno1'],
-      ...['--nnodes=2', '--node-rank=1', '--master-addr=10.1.0.5', 'train.py'],
+      ...['--nnodes=2', '--node_rank=1', '--master_addr=10.1.0.5', 'train.py'],
     ];
     const explain = (argv: string[]) =>
       execa(bin, argv, {

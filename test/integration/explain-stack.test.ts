@@ -15,18 +15,28 @@ const venvs = makeVenvs();
 const { top, venv } = venvs;
 afterAll(() => venvs.remove());
 
+/** nccl-run with this test's environment: an image's NCCL_VERSION for its system NCCL, which a wheel's torch never loads. */
+function ncclRun(args: string[]) {
+  return execa(bin, args, {
+    env: { PATH: process.env.PATH ?? '', HOME: top, NCCL_VERSION: '2.21.5' },
+    extendEnv: false,
+    reject: false,
+    timeout: 20_000,
+  });
+}
+
 async function explain(torchrun: string, args: string[]) {
-  const result = await execa(
-    bin,
-    ['explain', '--json', '--torchrun', torchrun, '--iface', 'lo', '--verify', 'none', ...args],
-    {
-      // An image's NCCL_VERSION for its system NCCL, which a wheel's torch never loads.
-      env: { PATH: process.env.PATH ?? '', HOME: top, NCCL_VERSION: '2.21.5' },
-      extendEnv: false,
-      reject: false,
-      timeout: 20_000,
-    },
-  );
+  const result = await ncclRun([
+    'explain',
+    '--json',
+    '--torchrun',
+    torchrun,
+    '--iface',
+    'lo',
+    '--verify',
+    'none',
+    ...args,
+  ]);
   expect(result.exitCode, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as {
     torch: { version: string | null; source: string };
@@ -43,19 +53,22 @@ it("a venv's torch 2.14 and its wheel's NCCL 2.29: versions, sources, rules, 2.1
     '--log-line-prefix-template',
     '[{rank}]',
     '--nnodes=1',
-    '--master-addr=198.18.0.9',
+    '--master_addr=198.18.0.9',
     'train.py',
   ]);
   expect(plan.torch).toEqual({
     version: '2.14.1+cu130',
     source: join(top, 't214/lib/python3.11/site-packages/torch/version.py'),
+    known: 'read',
+    via: [],
+    entry: 'run',
   });
   expect(plan.nccl).toMatchObject({
     version: '2.29.7',
     source: join(top, 't214/lib/python3.11/site-packages/nvidia_nccl_cu12-2.29.7.dist-info'),
     rules: '2.28+',
   });
-  // 2.14: one node, no port, no endpoint: c10d on localhost:0, --master-addr unused.
+  // 2.14: one node, no port, no endpoint: c10d on localhost:0, --master_addr unused.
   expect(plan.job.rdzvBackend).toBe('c10d');
   expect(plan.master).toBeNull();
 });
@@ -67,9 +80,16 @@ it("torch 2.6 with the wheel's NCCL 2.21.5: the 2.19-2.27 rules, 2.6's static de
   expect(plan.nccl).toMatchObject({ version: '2.21.5', rules: '2.19-2.27' });
   expect(plan.job.rdzvBackend).toBe('static');
   expect(plan.master).toMatchObject({ host: '127.0.0.1', port: 29500 });
-  // 2.6 has no --log-line-prefix-template: torchrun would stop at it.
-  const older = await explain(torchrun, ['--log-line-prefix-template=[x]', 'train.py']);
-  expect(older.warnings).toContainEqual(
-    expect.stringMatching(/^torch 2\.6\.0\+cu124's torchrun has no --log-line-prefix-template/),
+  // 2.6 has no --log-line-prefix-template: its torchrun would stop at it, so nccl-run does, at once.
+  const older = await ncclRun([
+    'explain',
+    '--torchrun',
+    torchrun,
+    '--log-line-prefix-template=[x]',
+    'train.py',
+  ]);
+  expect(older.exitCode).toBe(64);
+  expect(older.stderr).toMatch(
+    /torchrun argument --log-line-prefix-template: torch 2\.6\.0\+cu124's torchrun has no such option and would stop at it with \\?"unrecognized arguments/,
   );
 });

@@ -40,7 +40,7 @@ describe('output through a slow pipe', () => {
     const facts = bigHostFacts();
     const { bytes, status, out } = await slowlyRead([
       ...['explain', '--json', '--verify', 'none', '--facts', facts],
-      ...['--nnodes=2', '--master-addr=10.0.0.1', 'train.py'],
+      ...['--nnodes=2', '--master_addr=10.0.0.1', 'train.py'],
     ]);
     expect(status).toBe(0);
     expect(bytes).toBeGreaterThan(1_000_000);

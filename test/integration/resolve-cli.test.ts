@@ -169,11 +169,11 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
   const job = (rank: number, master: string) => [
     '--nnodes',
     '2',
-    '--node-rank',
+    '--node_rank',
     String(rank),
-    '--master-addr',
+    '--master_addr',
     master,
-    '--master-port',
+    '--master_port',
     '29500',
     'train.py',
   ];

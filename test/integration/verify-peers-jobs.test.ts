@@ -105,9 +105,9 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     '--verify-timeout',
     timeout,
     `--nnodes=${nnodes}`,
-    '--rdzv-backend=c10d',
-    `--rdzv-endpoint=node-a:${port}`,
-    ...(conf === '' ? [] : ['--rdzv-conf', conf]),
+    '--rdzv_backend=c10d',
+    `--rdzv_endpoint=node-a:${port}`,
+    ...(conf === '' ? [] : ['--rdzv_conf', conf]),
     'train.py',
   ];
   const check = (host: Host | 'e', args: string[], cancelSignal?: AbortSignal) =>

@@ -3,6 +3,7 @@ import type { ClusterInfo } from '../../../src/cluster/scheduler.js';
 import { ConfigError, UsageError } from '../../../src/errors.js';
 import type { JobShape } from '../../../src/job/job-shape.js';
 import { readJobShape } from '../../../src/job/read-job-shape.js';
+import { torchrunTable } from '../../../src/torch/torchrun-table.js';
 import { elasticC10dArgv as c10d, endpointOrigins, originNamed } from '../../fixtures/job-shape.js';
 
 const SLURM: ClusterInfo = {
@@ -238,6 +239,19 @@ const PRECEDENCE: Row[] = [
 ];
 
 const RENDEZVOUS: Row[] = [
+  {
+    why: "a c10d endpoint at port 0 on one node: a port torch picks (torch's docs, torchtitan)",
+    argv: ['--rdzv-backend=c10d', '--rdzv-endpoint=localhost:0', '--nnodes=1', 't.py'],
+    expect: {
+      rdzvBackend: 'c10d',
+      master: { host: 'localhost', port: 0, ...endpointOrigins('--rdzv-endpoint') },
+    },
+  },
+  {
+    why: 'the same with --nnodes left out (torchrun takes 1:1)',
+    argv: ['--rdzv_backend', 'c10d', '--rdzv_endpoint', '127.0.0.1:0', 't.py'],
+    expect: { master: { host: '127.0.0.1', port: 0, ...endpointOrigins('--rdzv_endpoint') } },
+  },
   {
     why: '--standalone: c10d on localhost, no master, the cluster fills nothing',
     argv: ['--standalone', '--nproc-per-node=8', 't.py'],
@@ -487,9 +501,39 @@ const BAD_VALUES: Row[] = [
     error: { type: ConfigError, message: /^PET_NODE_RANK: bad value '-2'/ },
   },
   {
-    why: 'port 0',
+    why: 'a static port 0, whose workers would be told port 0 and wait for ever',
     argv: ['--master-port=0', 't.py'],
-    error: { type: UsageError, message: /--master-port: bad value '0': expected a port, 1-65535/ },
+    error: {
+      type: UsageError,
+      message:
+        /^torchrun argument --master-port: bad value '0': torchrun's static rendezvous tells its workers MASTER_PORT=0 and they wait for ever; for a port torch picks on one node use --rdzv-backend=c10d --rdzv-endpoint=localhost:0, else give a fixed port$/,
+    },
+  },
+  {
+    why: 'a static endpoint at port 0, the same',
+    argv: ['--rdzv-endpoint=127.0.0.1:0', 't.py'],
+    error: {
+      type: UsageError,
+      message: /--rdzv-endpoint: bad value '127\.0\.0\.1:0': torchrun's static/,
+    },
+  },
+  {
+    why: 'a c10d endpoint at port 0 on two nodes, which cannot learn the port',
+    argv: ['--rdzv-backend=c10d', '--rdzv-endpoint=localhost:0', '--nnodes=2', 't.py'],
+    error: {
+      type: UsageError,
+      message:
+        /^torchrun argument --rdzv-endpoint: bad value 'localhost:0': port 0 is a port torch picks on the node that hosts the store, which the other nodes cannot learn, and the job has 2 nodes \(--nnodes\); give the rendezvous a fixed port, e\.g\. localhost:29400$/,
+    },
+  },
+  {
+    why: 'the same from PET_RDZV_ENDPOINT: fixed where it was set (78)',
+    argv: ['--rdzv-backend=c10d', '--nnodes=1:4', 't.py'],
+    env: { PET_RDZV_ENDPOINT: 'localhost:0' },
+    error: {
+      type: ConfigError,
+      message: /^PET_RDZV_ENDPOINT: bad value 'localhost:0': .* up to 4 nodes/,
+    },
   },
   {
     why: 'port above 65535',
@@ -618,8 +662,14 @@ const BAD_VALUES: Row[] = [
   },
 ];
 
+/**
+ * The rows read as torch 2.6 does (a static single-node default, 2.6 and
+ * earlier); what changes with 2.14 and for an unknown torch is below.
+ */
+const TORCH_2_6 = torchrunTable('2.6.0');
+
 function check(row: Row): void {
-  const read = () => readJobShape(row.argv, row.env ?? {}, row.cluster ?? null);
+  const read = () => readJobShape(row.argv, row.env ?? {}, row.cluster ?? null, TORCH_2_6);
   if (row.error !== undefined) {
     expect(read).toThrow(row.error.type);
     expect(read).toThrow(row.error.message);
@@ -645,7 +695,7 @@ describe('readJobShape', () => {
   it.each(BAD_VALUES)('errors are one line: $why', (row) => {
     let message: string | undefined;
     try {
-      readJobShape(row.argv, row.env ?? {}, row.cluster ?? null);
+      readJobShape(row.argv, row.env ?? {}, row.cluster ?? null, TORCH_2_6);
     } catch (error) {
       message = (error as Error).message;
     }
@@ -653,11 +703,19 @@ describe('readJobShape', () => {
     expect(message).not.toContain('\n');
   });
 
+  it("reads an unknown torch's job by the newest torch's rules: a single node with no port is 2.14's c10d", () => {
+    expect(readJobShape(['t.py'], {}, null)).toMatchObject({ rdzvBackend: 'c10d', master: null });
+    expect(readJobShape(['--nnodes=2', 't.py'], {}, null)).toMatchObject({
+      rdzvBackend: 'static',
+      master: DEFAULT_MASTER,
+    });
+  });
+
   it('reads only the env object it is given', () => {
     const before = { ...process.env };
     process.env.PET_MASTER_ADDR = 'from-process-env';
     try {
-      expect(readJobShape(['t.py'], {}, null).master).toEqual(DEFAULT_MASTER);
+      expect(readJobShape(['t.py'], {}, null, TORCH_2_6).master).toEqual(DEFAULT_MASTER);
     } finally {
       process.env = before;
     }

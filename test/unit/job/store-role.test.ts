@@ -189,7 +189,7 @@ async function warning(
 describe('c10dStoreHostWarning (an endpoint of this node that torch will not host)', () => {
   it('warns for this node’s address given as a literal, and names the fix', async () => {
     expect(await warning(c10d('198.18.10.1'), facts, ['198.18.10.1'])).toMatch(
-      /^the c10d endpoint 198\.18\.10\.1 is this node's address, but torchrun hosts the store only at localhost, the hostname localhost, its canonical name, an address it resolves to \((127\.0\.0\.1|::1)[^)]*\) or, in torch 2\.x, a name resolving to one of those: no node would host it .*; add --rdzv-conf is_host=1 on this node$/,
+      /^the c10d endpoint 198\.18\.10\.1 is this node's address, but torchrun hosts the store only at localhost, the hostname localhost, its canonical name, an address it resolves to \((127\.0\.0\.1|::1)[^)]*\) or a name resolving to one of those: no node would host it .*; add --rdzv-conf is_host=1 on this node$/,
     );
   });
 
@@ -199,9 +199,10 @@ describe('c10dStoreHostWarning (an endpoint of this node that torch will not hos
     );
   });
 
-  it('warns about torch 1.13 for a name that only 2.x matches by address', async () => {
-    expect(await warning(c10d('trainer-0'), facts, ['127.0.0.1'])).toBe(
-      "the c10d endpoint trainer-0 resolves to this node's address 127.0.0.1, one its hostname localhost resolves to: torch 2.x hosts the store here, but torch 1.13 compares a name only with the hostname and its canonical name, so under 1.13 no node would host it and the rendezvous would wait until it times out; add --rdzv-conf is_host=1 on this node",
+  it("judges an unknown torch by the newest record's rule (what 1.13 would do is the plan's one warning for an unknown torch)", async () => {
+    expect(await warning(c10d('trainer-0'), facts, ['127.0.0.1'])).toBeNull();
+    expect(await warning(c10d('trainer-0'), facts, ['127.0.0.1'], '1.13.1')).toMatch(
+      /^the c10d endpoint trainer-0 resolves to this node's address 127\.0\.0\.1, one its hostname localhost resolves to, but torch 1\.13\.1 compares a name only/,
     );
   });
 

@@ -226,6 +226,7 @@ const sample: Record<keyof typeof OPTIONS, string> = {
   'nccl-debug-subsys': 'INIT',
   force: 'yes',
   torchrun: 'python3 -m torch.distributed.run',
+  'torch-version': '2.6',
   'env-file': '/dev/null',
   'dry-run': 'yes',
   json: 'yes',

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readJobShape } from '../../../src/job/read-job-shape.js';
-import { otherVersionWarning, parseTorchrunArgs } from '../../../src/torch/torchrun-args.js';
+import { parseTorchrunArgs } from '../../../src/torch/torchrun-args.js';
 import {
   TORCHRUN_TABLES,
   type TorchrunTable,
@@ -114,20 +114,5 @@ describe("the argv table under each version's table (the real parsers: test/e2e/
   });
   it.each(ROWS.filter((row) => !row.torch26))('2.6 reads as the union: $why', (row) => {
     expect(reading(row, T['2.6'])).toEqual(reading(row, T['2.14']));
-  });
-});
-
-describe('otherVersionWarning', () => {
-  it("names the options the installed torchrun lacks, with this torchrun's spelling", () => {
-    const argv = ['--master-addr=n1', '--local-addr', '198.18.0.2', '--nnodes=2', 'x'];
-    expect(otherVersionWarning(argv, T['1.13'], '1.13.0a0')).toBe(
-      'torch 1.13.0a0\'s torchrun has no --master-addr (--master_addr here), --local-addr, which other torch versions have: it will stop at them with "unrecognized arguments"',
-    );
-    expect(otherVersionWarning(argv, T['2.6'], '2.6.0')).toBeNull();
-    expect(otherVersionWarning(['--log-line-prefix-template=[x]', 'x'], T['2.6'], '2.6.0')).toMatch(
-      /^torch 2\.6\.0's torchrun has no --log-line-prefix-template, .* stop at it /,
-    );
-    // An unknown torch reads by the union: nothing to say.
-    expect(otherVersionWarning(argv, torchrunTable(null), '')).toBeNull();
   });
 });
