@@ -1,0 +1,209 @@
+/**
+ * What NCCL puts in /dev/shm on one node, per NCCL version, from NCCL's own
+ * source (NVIDIA/nccl, read at the tags named below; v2.22.3-1, v2.28.x and
+ * v2.29.x line by line, the tags between for the one size that moves):
+ *
+ * 1. Every segment is ncclShmOpen's (src/misc/shmutils.cc, the same from
+ *    v2.18.1-1 to v2.30.7-1): a file /dev/shm/nccl-XXXXXX fallocate()d to the
+ *    size asked plus an int (the attach refcount), so tmpfs takes that size,
+ *    rounded up to its pages, at once. The file is unlinked when the peer has
+ *    attached; its pages stay until the communicator is destroyed. Users'
+ *    "failed to extend /dev/shm/nccl-XXXXXX to 9637892 bytes" is 9637888 + 4.
+ * 2. The proxy's ops pool (src/proxy.cc proxyProgressInit, reached from
+ *    proxyConnInit): one segment of sizeof(struct ncclProxyOpsPool) for each
+ *    rank whose proxy thread serves a connection that needs progress: every
+ *    network connection (src/transport/net.cc), and SHM or P2P connections
+ *    only under NCCL_SHM_USE_CUDA_MEMCPY / NCCL_P2P_USE_CUDA_MEMCPY. A job of
+ *    several nodes gives at least one rank of each node a network
+ *    connection, and usually every rank. NCCL_SHM_DISABLE does not touch it.
+ * 3. The SHM transport's buffers (src/transport/shm.cc shmRecvSetup and
+ *    shmSendSetup), between two local ranks NCCL joins by SHM: never under
+ *    NCCL_SHM_DISABLE=1, always under NCCL_P2P_DISABLE=1, otherwise where
+ *    their GPUs have no P2P path (PCIe across CPU sockets, some VMs and
+ *    containers), which files do not tell. Each connection's receiver holds
+ *    sizeof(struct ncclRecvMem) (4096: a union padded to MEM_ALIGN,
+ *    src/include/comm.h) plus the three protocols' buffers (src/init.cc
+ *    computeBuffSizes: NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_BUFFSIZE,
+ *    by default 524288 + 4915200 + 4194304, the same at every tag read), its
+ *    sender sizeof(struct ncclSendMem) (4096); NCCL_SHM_LOCALITY=1 swaps the
+ *    sides, not the sum. From v2.23.4-1 they go through
+ *    ncclShmAllocateShareableBuffer, which takes cuMem host memory instead
+ *    when NCCL_CUMEM_HOST_ENABLE is on (v2.23: only when set; v2.24 on: by
+ *    default with a CUDA 12.6 driver, src/misc/cudawrap.cc) and such an
+ *    allocation works: Docker without SYS_NICE makes it fail, and NCCL falls
+ *    back to /dev/shm (pytorch/ci-infra#490's log: transport/shm.cc:551 at
+ *    2.29, 9637892 bytes). How many connections: per channel each rank
+ *    receives from its ring predecessor and from its tree neighbours, two
+ *    local peers at most (one with two local ranks); channels: 2 where NCCL
+ *    falls to SHM (users' logs: "2 coll channels"), NCCL_MIN_NCHANNELS and
+ *    NCCL_MAX_NCHANNELS move it. Send/recv between every pair of local ranks
+ *    (all-to-all) adds one connection per peer and channel on top.
+ *
+ * Confirmed against users' numbers: 9637892 (2.22 and 2.29 SHM segments,
+ * NVIDIA/nccl#1518, pytorch/ci-infra#490), 10486116 (the 2.23 pool,
+ * deepseek-ai/DeepEP#53), 33030532 (the 2.26/2.27 pool, ai-dynamo/dynamo#1408),
+ * 5967876 (a 2.18 SHM segment with NCCL_BUFFSIZE=524288, NVIDIA/nccl-tests#166).
+ */
+import { ncclIntParam } from '../transport/nccl-param.js';
+
+/** What one NCCL version puts in /dev/shm beyond the SHM transport's buffers. */
+export interface NcclShmRecord {
+  /** The first version it holds for, "X.Y". */
+  since: string;
+  /** The tags it was read at. */
+  tags: string;
+  /**
+   * sizeof(struct ncclProxyOpsPool) (src/include/proxy.h): MAX_OPS_PER_PEER ×
+   * NCCL_MAX_LOCAL_RANKS ncclProxyOps, two ints, NCCL_MAX_LOCAL_RANKS ints, a
+   * mutex and a condition variable; the struct compiled as each tag declares
+   * it (g++, x86-64).
+   */
+  proxyOpsPoolBytes: number;
+  /** Where the SHM transport's buffers go: /dev/shm always, or cuMem host memory when NCCL_CUMEM_HOST_ENABLE is set, or by default. */
+  cuMemHost: 'never' | 'when-set' | 'by-default';
+}
+
+/** Oldest first. 65536 ops of 64, 88, 112, 160, 216 bytes to v2.24; 147456 ops (64 channels, 72 local ranks) of 216, 224, 232 from v2.25. */
+export const NCCL_SHM_RECORDS: readonly NcclShmRecord[] = [
+  { since: '2.18', tags: 'v2.18.1-1..v2.19.4-1', proxyOpsPoolBytes: 4_194_656, cuMemHost: 'never' },
+  { since: '2.20', tags: 'v2.20.3-1..v2.20.5-1', proxyOpsPoolBytes: 5_767_520, cuMemHost: 'never' },
+  { since: '2.21', tags: 'v2.21.5-1, v2.22.3-1', proxyOpsPoolBytes: 7_340_384, cuMemHost: 'never' },
+  { since: '2.23', tags: 'v2.23.4-1', proxyOpsPoolBytes: 10_486_112, cuMemHost: 'when-set' },
+  { since: '2.24', tags: 'v2.24.3-1', proxyOpsPoolBytes: 14_156_128, cuMemHost: 'by-default' },
+  { since: '2.25', tags: 'v2.25.1-1', proxyOpsPoolBytes: 31_850_880, cuMemHost: 'by-default' },
+  {
+    since: '2.26',
+    tags: 'v2.26.2-1..v2.27.7-1',
+    proxyOpsPoolBytes: 33_030_528,
+    cuMemHost: 'by-default',
+  },
+  {
+    since: '2.28',
+    tags: 'v2.28.3-1..v2.30.7-1',
+    proxyOpsPoolBytes: 34_210_176,
+    cuMemHost: 'by-default',
+  },
+];
+
+/** src/include/comm.h: sizeof(struct ncclSendMem) and sizeof(struct ncclRecvMem), both MEM_ALIGN. */
+const CONNECTION_HEADER_BYTES = 4096;
+/** ncclShmOpen's refcount after the segment. */
+const REFCOUNT_BYTES = 4;
+/** src/init.cc: DEFAULT_LL_BUFFSIZE, DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE. */
+const DEFAULT_BUFFSIZES = { LL: 524_288, LL128: 4_915_200, SIMPLE: 4_194_304 } as const;
+/** Channels where NCCL runs its rings over SHM (PCIe without P2P), before NCCL_MIN/MAX_NCHANNELS. */
+const SHM_CHANNELS = 2;
+
+/** The record of NCCL "X.Y.Z"; one older than the first read takes the first, one newer than the last the last. */
+export function ncclShmRecord(version: string): NcclShmRecord {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const atLeast = (record: NcclShmRecord) => {
+    const [sinceMajor = 0, sinceMinor = 0] = record.since.split('.').map(Number);
+    return major !== sinceMajor ? major > sinceMajor : minor >= sinceMinor;
+  };
+  return NCCL_SHM_RECORDS.filter(atLeast).pop() ?? (NCCL_SHM_RECORDS[0] as NcclShmRecord);
+}
+
+/** The records the job may load: the one of its version, or every one when the version is unknown. */
+export function ncclShmRecords(version: string | null): readonly NcclShmRecord[] {
+  return version === null ? NCCL_SHM_RECORDS : [ncclShmRecord(version)];
+}
+
+export interface ShmJob {
+  /** Ranks on this node. */
+  localRanks: number;
+  /** Whether the job may span nodes (its largest node count is above 1): then ranks talk to the network. */
+  multiNode: boolean;
+  /** NCCL's environment (NCCL_BUFFSIZE, NCCL_SHM_DISABLE, ...). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** tmpfs's allocation unit (statfs f_bsize), to round each segment up to. */
+  pageBytes: number;
+}
+
+export interface ShmNeed {
+  /** Bytes NCCL may place in /dev/shm here for one communicator: every local rank's pool, and SHM buffers between every local pair. */
+  bytes: number;
+  /** Each term, as the evidence names it. */
+  terms: string[];
+}
+
+/**
+ * The /dev/shm that NCCL may need on this node for one communicator (each
+ * further process group the job makes needs as much again), for the largest
+ * of the versions it may load. An estimate, never a certainty: whether SHM
+ * carries the local traffic, and whether a rank talks to the network (not
+ * across multi-node NVLink), is NCCL's topology search's to decide.
+ */
+export function ncclShmNeed(job: ShmJob, records: readonly NcclShmRecord[]): ShmNeed {
+  const segment = (bytes: number) =>
+    Math.ceil((bytes + REFCOUNT_BYTES) / job.pageBytes) * job.pageBytes;
+  const terms: string[] = [];
+  let bytes = 0;
+
+  const memcpyProxy =
+    ncclIntParam(job.env.NCCL_SHM_USE_CUDA_MEMCPY, 0) !== 0 ||
+    ncclIntParam(job.env.NCCL_P2P_USE_CUDA_MEMCPY, 0) !== 0;
+  if (job.multiNode || memcpyProxy) {
+    const pool = Math.max(...records.map((record) => segment(record.proxyOpsPoolBytes)));
+    bytes += job.localRanks * pool;
+    terms.push(
+      `the proxy's ops pool, ${mib(pool)} per rank × ${job.localRanks} (src/proxy.cc proxyProgressInit)`,
+    );
+  }
+
+  if (job.localRanks >= 2 && ncclIntParam(job.env.NCCL_SHM_DISABLE, 0) !== 1) {
+    const connection =
+      segment(CONNECTION_HEADER_BYTES + sumBuffSizes(job.env)) + segment(CONNECTION_HEADER_BYTES);
+    const peers = job.localRanks === 2 ? 1 : 2;
+    const channels = shmChannels(job.env);
+    bytes += job.localRanks * peers * channels * connection;
+    const where =
+      ncclIntParam(job.env.NCCL_P2P_DISABLE, 0) !== 0
+        ? 'NCCL_P2P_DISABLE leaves local GPUs to SHM'
+        : 'where local GPUs have no P2P path';
+    const cuMem = records.every((record) => shmBuffersInDevShm(record, job.env))
+      ? ''
+      : ', unless NCCL holds them in cuMem host memory: NCCL_CUMEM_HOST_ENABLE, the default from 2.24 with a CUDA 12.6 driver where the container allows it';
+    terms.push(
+      `SHM transport buffers ${where}, ${mib(connection)} per connection × ${peers} peer${peers === 1 ? '' : 's'} × ${channels} channels × ${job.localRanks} ranks (src/transport/shm.cc${cuMem})`,
+    );
+  }
+  return { bytes, terms };
+}
+
+/** computeBuffSizes: each protocol's NCCL_*BUFFSIZE, the default where unset (-2). */
+function sumBuffSizes(env: Readonly<Record<string, string | undefined>>): number {
+  const size = (value: string | undefined, fallback: number) => {
+    const set = ncclIntParam(value, -2);
+    return set === -2 ? fallback : Math.max(set, 0);
+  };
+  return (
+    size(env.NCCL_LL_BUFFSIZE, DEFAULT_BUFFSIZES.LL) +
+    size(env.NCCL_LL128_BUFFSIZE, DEFAULT_BUFFSIZES.LL128) +
+    size(env.NCCL_BUFFSIZE, DEFAULT_BUFFSIZES.SIMPLE)
+  );
+}
+
+function shmChannels(env: Readonly<Record<string, string | undefined>>): number {
+  const min = ncclIntParam(env.NCCL_MIN_NCHANNELS, 0);
+  const max = ncclIntParam(env.NCCL_MAX_NCHANNELS, Number.MAX_SAFE_INTEGER);
+  return Math.max(1, Math.min(Math.max(SHM_CHANNELS, min), max));
+}
+
+/** Whether this version certainly puts the SHM transport's buffers in /dev/shm (cuMem host memory off). */
+function shmBuffersInDevShm(
+  record: NcclShmRecord,
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  if (record.cuMemHost === 'never') return true;
+  if (ncclIntParam(env.NCCL_CUMEM_ENABLE, -2) === 0) return true;
+  const host = ncclIntParam(env.NCCL_CUMEM_HOST_ENABLE, -1);
+  return record.cuMemHost === 'when-set' ? host <= 0 : host === 0;
+}
+
+/** 64 MiB, 9.2 MiB: the unit Docker's --shm-size and the kernel's tmpfs sizes speak. */
+export function mib(bytes: number): string {
+  const value = bytes / 2 ** 20;
+  if (value >= 1024) return `${Number((value / 1024).toFixed(1))} GiB`;
+  return `${Number(value.toFixed(value >= 10 ? 0 : 1))} MiB`;
+}
