@@ -120,6 +120,30 @@ export interface ShmJob {
   pageBytes: number;
 }
 
+/**
+ * The bytes ncclShmOpen fallocate()s for each of NCCL's segments (the size
+ * asked plus the refcount int): what users' "failed to extend
+ * /dev/shm/nccl-XXXXXX to N bytes" names.
+ */
+export interface NcclSegments {
+  proxyOpsPool: number;
+  /** An SHM connection's receiving side, with the protocols' buffers (NCCL_SHM_LOCALITY=2, the default). */
+  shmReceiver: number;
+  /** Its sending side. */
+  shmSender: number;
+}
+
+export function ncclSegments(
+  record: NcclShmRecord,
+  env: Readonly<Record<string, string | undefined>>,
+): NcclSegments {
+  return {
+    proxyOpsPool: record.proxyOpsPoolBytes + REFCOUNT_BYTES,
+    shmReceiver: CONNECTION_HEADER_BYTES + sumBuffSizes(env) + REFCOUNT_BYTES,
+    shmSender: CONNECTION_HEADER_BYTES + REFCOUNT_BYTES,
+  };
+}
+
 export interface ShmNeed {
   /** Bytes NCCL may place in /dev/shm here for one communicator: every local rank's pool, and SHM buffers between every local pair. */
   bytes: number;
@@ -135,8 +159,8 @@ export interface ShmNeed {
  * across multi-node NVLink), is NCCL's topology search's to decide.
  */
 export function ncclShmNeed(job: ShmJob, records: readonly NcclShmRecord[]): ShmNeed {
-  const segment = (bytes: number) =>
-    Math.ceil((bytes + REFCOUNT_BYTES) / job.pageBytes) * job.pageBytes;
+  const pages = (bytes: number) => Math.ceil(bytes / job.pageBytes) * job.pageBytes;
+  const segments = records.map((record) => ncclSegments(record, job.env));
   const terms: string[] = [];
   let bytes = 0;
 
@@ -144,7 +168,7 @@ export function ncclShmNeed(job: ShmJob, records: readonly NcclShmRecord[]): Shm
     ncclIntParam(job.env.NCCL_SHM_USE_CUDA_MEMCPY, 0) !== 0 ||
     ncclIntParam(job.env.NCCL_P2P_USE_CUDA_MEMCPY, 0) !== 0;
   if (job.multiNode || memcpyProxy) {
-    const pool = Math.max(...records.map((record) => segment(record.proxyOpsPoolBytes)));
+    const pool = Math.max(...segments.map((segment) => pages(segment.proxyOpsPool)));
     bytes += job.localRanks * pool;
     terms.push(
       `the proxy's ops pool, ${mib(pool)} per rank × ${job.localRanks} (src/proxy.cc proxyProgressInit)`,
@@ -152,8 +176,9 @@ export function ncclShmNeed(job: ShmJob, records: readonly NcclShmRecord[]): Shm
   }
 
   if (job.localRanks >= 2 && ncclIntParam(job.env.NCCL_SHM_DISABLE, 0) !== 1) {
-    const connection =
-      segment(CONNECTION_HEADER_BYTES + sumBuffSizes(job.env)) + segment(CONNECTION_HEADER_BYTES);
+    const connection = Math.max(
+      ...segments.map((segment) => pages(segment.shmReceiver) + pages(segment.shmSender)),
+    );
     const peers = job.localRanks === 2 ? 1 : 2;
     const channels = shmChannels(job.env);
     bytes += job.localRanks * peers * channels * connection;

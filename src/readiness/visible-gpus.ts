@@ -7,7 +7,8 @@
  * list ends at the first entry that names none (0,2,-1,1 shows 0 and 2), and
  * an empty value shows none. A MIG device (MIG-…) is taken on its word. A
  * second mention of the same GPU is taken as the end of the list too
- * (CUDA enumerates a GPU once).
+ * (CUDA enumerates a GPU once), and blanks around an entry are dropped:
+ * nccl-run's reading where CUDA's documentation says nothing.
  */
 import type { GpuFacts } from './node-readiness.js';
 
