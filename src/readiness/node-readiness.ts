@@ -52,10 +52,10 @@ export type UserContext = 'kubernetes' | 'docker' | 'podman' | 'slurm';
 
 export interface NodeReadiness {
   shm: ShmFacts;
-  /** /proc/self/limits, which torchrun inherits (nccl-run execs it): bytes for memlock; null where unreadable. */
+  /** The limits torchrun inherits (read-node-readiness.ts: the launcher's /proc/PID/limits): bytes for memlock; null where unreadable. */
   memlock: ResourceLimit | null;
   nofile: ResourceLimit | null;
-  /** CAP_IPC_LOCK in the effective set (/proc/self/status CapEff): memory registration then ignores RLIMIT_MEMLOCK. */
+  /** CAP_IPC_LOCK in the launcher's effective set (/proc/PID/status CapEff): memory registration then ignores RLIMIT_MEMLOCK. */
   ipcLock: boolean | null;
   /** nvidia_peermem loaded (/sys/module/nvidia_peermem): GPUDirect RDMA, NCCL registers GPU memory for the bulk. */
   gpuDirect: boolean;

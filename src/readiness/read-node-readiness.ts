@@ -1,8 +1,8 @@
 /**
  * Reads what the readiness checks need from this node (node-readiness.ts),
- * from files only, no process spawned: statfs of /dev/shm, /proc/self/limits
- * and /proc/self/status (nccl-run execs torchrun, which keeps its limits and
- * capabilities), /sys/class/net/IF/{mtu,device/vendor},
+ * from files only, no process spawned: statfs of /dev/shm, the limits and
+ * capabilities of the process that becomes torchrun (/proc/PID/limits and
+ * status), /sys/class/net/IF/{mtu,device/vendor},
  * /proc/sys/net/ipv4/conf/{all,IF}/rp_filter, /proc/driver/nvidia/gpus and
  * /dev/nvidiaN, /sys/devices/system/cpu/online, /sys/module/nvidia_peermem,
  * and the markers of a container. About twenty small reads.
@@ -22,19 +22,31 @@ const TMPFS_MAGIC = 0x01021994;
 /** CAP_IPC_LOCK (include/uapi/linux/capability.h). */
 const CAP_IPC_LOCK = 14n;
 
+export interface ReadFrom {
+  /** Where the file system is mounted: '' for this host, a fixture tree in tests. */
+  root?: string;
+  /**
+   * The process that becomes torchrun, whose limits it keeps: bin/nccl-run's
+   * shell (its pid, the hand-over's), which execs it. Not Node's own: Node
+   * raises its soft RLIMIT_NOFILE to the hard limit as it starts (node.cc
+   * PlatformInit), so /proc/self/limits says more than torchrun gets, except
+   * where Node itself execs (process.execve). 'self' by default.
+   */
+  launcher?: number | 'self';
+}
+
 /**
  * env: the job's environment (CUDA_VISIBLE_DEVICES as torchrun will pass it,
  * KUBERNETES_SERVICE_HOST, SLURM_JOB_ID); iface: the chosen interface, null
- * when none; root: where the file system is mounted ('' for this host, a
- * fixture tree in tests).
+ * when none.
  */
 export function readNodeReadiness(
   env: Readonly<Record<string, string | undefined>>,
   iface: string | null,
-  root = '',
+  { root = '', launcher = 'self' }: ReadFrom = {},
 ): NodeReadiness {
-  const limits = readSysfsText(join(root, '/proc/self/limits'));
-  const status = readSysfsText(join(root, '/proc/self/status')) ?? '';
+  const limits = readSysfsText(join(root, `/proc/${launcher}/limits`));
+  const status = readSysfsText(join(root, `/proc/${launcher}/status`)) ?? '';
   const statusField = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(status)?.[1];
   const capEff = statusField('CapEff');
   const allowed = statusField('Cpus_allowed_list');
