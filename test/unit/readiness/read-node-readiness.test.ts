@@ -11,24 +11,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { NodeReadiness } from '../../../src/readiness/node-readiness.js';
 import { readNodeReadiness } from '../../../src/readiness/read-node-readiness.js';
 import { readiness } from '../../../src/readiness/readiness.js';
-import { jobNeeds } from '../../fixtures/readiness.js';
+import { CHECKOUT, jobNeeds, READER_ENV, readerArgv } from '../../fixtures/readiness.js';
 import { Lab, netnsUnavailable } from '../../lab/netns.js';
 import { tier } from '../../lab/tier.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
-
-const CHECKOUT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
-const PRINT = join(CHECKOUT, 'test/fixtures/print-node-readiness.ts');
-/** PATH and HOME only: this machine's NODE_EXTRA_CA_CERTS would cost every start ~100 ms. */
-const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
-/** The reader in a fresh node, behind `prefix` (prlimit, setpriv, ip netns exec). */
-const readerArgv = (...args: string[]) => [process.execPath, '--import', 'tsx', PRINT, ...args];
 
 function tree(files: Record<string, string>, dirs: string[] = []): string {
   const root = mkdtempSync(join(tmpdir(), 'ncr-ready-'));
@@ -176,7 +168,7 @@ async function readUnder(limits: string[], dropIpcLock: boolean, launcher: 'shel
   const { stdout } = await execa(
     'prlimit',
     [...limits, '--', ...caps, 'sh', '-c', script, 'sh', ...readerArgv()],
-    { cwd: CHECKOUT, env: ENV, extendEnv: false },
+    { cwd: CHECKOUT, env: READER_ENV, extendEnv: false },
   );
   return JSON.parse(String(stdout)) as NodeReadiness;
 }
@@ -278,7 +270,7 @@ tier('the reader in network namespaces (real MTUs and rp_filter)', netnsUnavaila
     const [node, ...args] = readerArgv(iface);
     const { stdout } = await lab.exec(host, node as string, args, {
       cwd: CHECKOUT,
-      env: ENV,
+      env: READER_ENV,
       extendEnv: false,
     });
     return JSON.parse(String(stdout)) as NodeReadiness;
