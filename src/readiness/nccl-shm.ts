@@ -29,15 +29,22 @@
  *    sides, not the sum. From v2.23.4-1 they go through
  *    ncclShmAllocateShareableBuffer, which takes cuMem host memory instead
  *    when NCCL_CUMEM_HOST_ENABLE is on (v2.23: only when set; v2.24 on: by
- *    default with a CUDA 12.6 driver, src/misc/cudawrap.cc) and such an
- *    allocation works: Docker without SYS_NICE makes it fail, and NCCL falls
- *    back to /dev/shm (pytorch/ci-infra#490's log: transport/shm.cc:551 at
- *    2.29, 9637892 bytes). How many connections: per channel each rank
+ *    default with a CUDA 12.6 driver, src/misc/cudawrap.cc) and, from
+ *    v2.27.3-1, a trial allocation works: Docker without SYS_NICE makes it
+ *    fail, and NCCL falls back to /dev/shm (pytorch/ci-infra#490's log:
+ *    transport/shm.cc:551 at 2.29, 9637892 bytes). How many connections: per channel each rank
  *    receives from its ring predecessor and from its tree neighbours, two
  *    local peers at most (one with two local ranks); channels: 2 where NCCL
  *    falls to SHM (users' logs: "2 coll channels"), NCCL_MIN_NCHANNELS and
  *    NCCL_MAX_NCHANNELS move it. Send/recv between every pair of local ranks
  *    (all-to-all) adds one connection per peer and channel on top.
+ * 4. Nothing else worth counting: the P2P transport's buffers are GPU memory
+ *    shared by cudaIpc or cuMem handles (src/transport/p2p.cc at v2.22.3-1,
+ *    v2.28.9-1, v2.29.7-1; p2pSendProxySetup), with an 8 KiB segment per
+ *    connection only under NCCL_P2P_USE_CUDA_MEMCPY; NVLS keeps a few KiB
+ *    (src/transport/nvls.cc); a network connection's host buffers go to
+ *    /dev/shm only where its proxy is another process (PXN, net.cc
+ *    netCreateShm), which this estimate leaves out.
  *
  * Confirmed against users' numbers: 9637892 (2.22 and 2.29 SHM segments,
  * NVIDIA/nccl#1518, pytorch/ci-infra#490), 10486116 (the 2.23 pool,
