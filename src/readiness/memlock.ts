@@ -12,17 +12,13 @@
  * below the estimate for a rank's connections (two channels, each sending
  * and receiving) it may.
  */
-import { ncclIntParam } from '../transport/nccl-param.js';
 import type { CheckInput } from './check-input.js';
 import { mayFail, passed, type Verdict, willFail } from './finding.js';
+import { ncclBuffSizes, sumBuffSizes } from './nccl-buffsizes.js';
 import { mib } from './nccl-shm.js';
 import { atLeast, limitBytes } from './proc-limits.js';
 import { type FixByContext, fixFor } from './user-context.js';
 
-/** src/init.cc DEFAULT_LL_BUFFSIZE, DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE (the same v2.18-v2.30). */
-const LL = 524_288;
-const LL128 = 4_915_200;
-const SIMPLE = 4_194_304;
 /** Network connections a rank holds: two channels, each a send and a receive (an estimate; NCCL's topology decides). */
 const CONNECTIONS = 4;
 
@@ -41,19 +37,16 @@ export function checkMemlock({ needs, node }: CheckInput): Verdict {
       `CAP_IPC_LOCK is held: memory registration ignores the locked-memory limit${node.memlock === null ? '' : ` (${limitBytes(node.memlock.soft)})`}`,
     );
   if (node.memlock === null)
-    return passed('the locked-memory limit could not be read (/proc/self/limits)');
+    return passed("the launcher's locked-memory limit could not be read (/proc/PID/limits)");
   const limit = node.memlock.soft;
   if (limit === 'unlimited') return passed('locked-memory limit: unlimited');
 
-  const env = needs.ncclEnv;
-  const size = (name: string, fallback: number) => {
-    const set = ncclIntParam(env[name], -2);
-    return set === -2 ? fallback : Math.max(set, 0);
-  };
-  const llBuffer = size('NCCL_LL_BUFFSIZE', LL);
-  const everyBuffer = llBuffer + size('NCCL_LL128_BUFFSIZE', LL128) + size('NCCL_BUFFSIZE', SIMPLE);
+  const sizes = ncclBuffSizes(needs.ncclEnv);
+  const llBuffer = sizes.LL;
+  const everyBuffer = sumBuffSizes(sizes);
   const perRank = node.gpuDirect ? (CONNECTIONS / 2) * llBuffer : CONNECTIONS * everyBuffer;
-  const have = `locked-memory limit ${limitBytes(limit)} per process (ulimit -l; hard ${limitBytes(node.memlock.hard)}), no CAP_IPC_LOCK`;
+  const capability = node.ipcLock === false ? 'no CAP_IPC_LOCK' : 'CAP_IPC_LOCK unknown';
+  const have = `locked-memory limit ${limitBytes(limit)} per process (ulimit -l; hard ${limitBytes(node.memlock.hard)}), ${capability}`;
   const fix = fixFor(node.contexts, MEMLOCK_FIXES);
   if (!atLeast(limit, llBuffer)) {
     const evidence = `${have}; NCCL registers at least one ${mib(llBuffer)} LL buffer in host memory for each network connection (src/transport/net.cc), so its IB transport fails at the first ("unable to register memory")`;

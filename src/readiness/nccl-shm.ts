@@ -22,9 +22,8 @@
  *    their GPUs have no P2P path (PCIe across CPU sockets, some VMs and
  *    containers), which files do not tell. Each connection's receiver holds
  *    sizeof(struct ncclRecvMem) (4096: a union padded to MEM_ALIGN,
- *    src/include/comm.h) plus the three protocols' buffers (src/init.cc
- *    computeBuffSizes: NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_BUFFSIZE,
- *    by default 524288 + 4915200 + 4194304, the same at every tag read), its
+ *    src/include/comm.h) plus the three protocols' buffers
+ *    (nccl-buffsizes.ts: 524288 + 4915200 + 4194304 by default), its
  *    sender sizeof(struct ncclSendMem) (4096); NCCL_SHM_LOCALITY=1 swaps the
  *    sides, not the sum. From v2.23.4-1 they go through
  *    ncclShmAllocateShareableBuffer, which takes cuMem host memory instead
@@ -52,6 +51,7 @@
  * 5967876 (a 2.18 SHM segment with NCCL_BUFFSIZE=524288, NVIDIA/nccl-tests#166).
  */
 import { ncclIntParam } from '../transport/nccl-param.js';
+import { ncclBuffSizes, sumBuffSizes } from './nccl-buffsizes.js';
 
 /** What one NCCL version puts in /dev/shm beyond the SHM transport's buffers. */
 export interface NcclShmRecord {
@@ -96,8 +96,6 @@ export const NCCL_SHM_RECORDS: readonly NcclShmRecord[] = [
 const CONNECTION_HEADER_BYTES = 4096;
 /** ncclShmOpen's refcount after the segment. */
 const REFCOUNT_BYTES = 4;
-/** src/init.cc: DEFAULT_LL_BUFFSIZE, DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE. */
-const DEFAULT_BUFFSIZES = { LL: 524_288, LL128: 4_915_200, SIMPLE: 4_194_304 } as const;
 /** Channels where NCCL runs its rings over SHM (PCIe without P2P), before NCCL_MIN/MAX_NCHANNELS. */
 const SHM_CHANNELS = 2;
 
@@ -146,7 +144,7 @@ export function ncclSegments(
 ): NcclSegments {
   return {
     proxyOpsPool: record.proxyOpsPoolBytes + REFCOUNT_BYTES,
-    shmReceiver: CONNECTION_HEADER_BYTES + sumBuffSizes(env) + REFCOUNT_BYTES,
+    shmReceiver: CONNECTION_HEADER_BYTES + sumBuffSizes(ncclBuffSizes(env)) + REFCOUNT_BYTES,
     shmSender: CONNECTION_HEADER_BYTES + REFCOUNT_BYTES,
   };
 }
@@ -201,19 +199,6 @@ export function ncclShmNeed(job: ShmJob, records: readonly NcclShmRecord[]): Shm
     );
   }
   return { bytes, terms };
-}
-
-/** computeBuffSizes: each protocol's NCCL_*BUFFSIZE, the default where unset (-2). */
-function sumBuffSizes(env: Readonly<Record<string, string | undefined>>): number {
-  const size = (value: string | undefined, fallback: number) => {
-    const set = ncclIntParam(value, -2);
-    return set === -2 ? fallback : Math.max(set, 0);
-  };
-  return (
-    size(env.NCCL_LL_BUFFSIZE, DEFAULT_BUFFSIZES.LL) +
-    size(env.NCCL_LL128_BUFFSIZE, DEFAULT_BUFFSIZES.LL128) +
-    size(env.NCCL_BUFFSIZE, DEFAULT_BUFFSIZES.SIMPLE)
-  );
 }
 
 function shmChannels(env: Readonly<Record<string, string | undefined>>): number {

@@ -29,7 +29,7 @@ const MAX_SOCKETS = 64;
 
 export function checkNofile({ needs, node, ranks }: CheckInput): Verdict {
   if (node.nofile === null)
-    return passed('the descriptor limit could not be read (/proc/self/limits)');
+    return passed("the launcher's descriptor limit could not be read (/proc/PID/limits)");
   const { soft, hard } = node.nofile;
   const have = `open files limit ${soft} (ulimit -n; hard ${hard})`;
   const localRanks = ranks.count ?? 1;
