@@ -289,7 +289,7 @@ export const OPTIONS = {
   'skip-check': option({
     type: 'string',
     group: 'Verification',
-    describe: `Readiness checks not to run (${CHECK_NAMES.join(', ')}); explain lists them as skipped`,
+    describe: `Readiness checks not to run (${CHECK_NAMES.join(', ')})`,
     schema: checkList,
     default: [],
   }),
