@@ -135,6 +135,10 @@ export const measurements = [
     const { benchHost } = await import('./bench-host.js');
     return benchHost();
   }),
+  named('the readiness step: read + assess', async (ctx) => {
+    const { benchReadiness } = await import('./bench-readiness.js');
+    return benchReadiness(ctx);
+  }),
   named('--verify peers at 256, 1,024 and 4,096 nodes on loopback', async (ctx) => {
     const { peerProbeBench } = await import('./bench-peers.js');
     return peerProbeBench(ctx);

@@ -20,7 +20,7 @@ import { isIP } from 'node:net';
 import { UnresolvableMasterError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { familyOf, interfaceHolding, isLoopbackAddress } from '../host/ip-address.js';
-import { releaseFor } from '../torch/release-for.js';
+import { NEWEST_TORCH, releaseFor } from '../torch/release-for.js';
 import { TORCH_RELEASES, type TorchRelease } from '../torch/releases.js';
 import {
   hostsStore,
@@ -32,7 +32,6 @@ import { versionParts } from '../version-order.js';
 import type { JobShape, RendezvousEndpoint } from './job-shape.js';
 
 /** The role follows the newest torch's rule, the one current images ship (see above). */
-const NEWEST_TORCH = TORCH_RELEASES.at(-1) as TorchRelease;
 
 export type StoreRole =
   /**

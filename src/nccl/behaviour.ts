@@ -25,6 +25,19 @@ export function ncclBehaviour(version: string | null): NcclBehaviour {
 }
 
 /**
+ * What the NCCL the job loads may do: its version's behaviour, or, for an
+ * unknown version, every behaviour nccl-run knows (oldest first), for the
+ * checks that must hold for whichever loads.
+ */
+export function ncclBehaviours(version: string | null): NcclBehaviour[] {
+  if (version !== null) return [ncclBehaviour(version)];
+  return [
+    { ...NCCL_BEFORE_RECORDS },
+    ...NCCL_RELEASES.map((release) => ncclBehaviour(release.version)),
+  ];
+}
+
+/**
  * Each set of interface rules with its name: from the release that set it
  * (the first record's, for the rules before every record) to the minor
  * release before the next set, or `+` for the newest.

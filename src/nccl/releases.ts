@@ -1,14 +1,15 @@
 /**
  * What each NCCL release does that nccl-run models, one record per release
  * that changed something: its interface rules, its configuration files, its
- * env plugin, its bootstrap log line. The code that applies them is beside
+ * env plugin, its bootstrap log line, what it puts in /dev/shm. The code that applies them is beside
  * this file (nccl-pick.ts, nccl-conf.ts, unseen-settings.ts); nothing else
  * names an NCCL version.
  *
  * Each record was read at the source, NVIDIA/nccl at the record's tag
  * (src/misc/socket.cc ncclFindInterfaces, src/os/linux.cc
  * ncclOsFindInterfaces from v2.29, src/misc/param.cc initEnv,
- * src/plugin/env.cc, src/bootstrap.cc), and the interface rules are held to
+ * src/plugin/env.cc, src/bootstrap.cc, src/include/proxy.h,
+ * src/transport/shm.cc), and the interface rules are held to
  * the real libraries by the oracle tier (test/e2e/nccl-oracle.test.ts:
  * 2.22.3 from Debian 13, 2.29.7 from Debian sid).
  *
@@ -40,6 +41,25 @@ export interface NcclBehaviour {
   envPlugin: boolean;
   /** The INFO line that names the bootstrap's interface and address (`... Using IF:ADDR<0>`). */
   bootstrapLog: string;
+  /** What it puts in /dev/shm beyond the SHM transport's buffers (nccl-shm.ts). */
+  shm: NcclShm;
+}
+
+export interface NcclShm {
+  /**
+   * sizeof(struct ncclProxyOpsPool) (src/include/proxy.h): MAX_OPS_PER_PEER ×
+   * NCCL_MAX_LOCAL_RANKS ncclProxyOps, two ints, NCCL_MAX_LOCAL_RANKS ints, a
+   * mutex and a condition variable, the struct compiled as the tag declares
+   * it (g++, x86-64): 65536 ops of 64, 88, 112, 160, 216 bytes to v2.24;
+   * 147456 ops (64 channels, 72 local ranks) of 216, 224, 232 from v2.25.
+   */
+  proxyOpsPoolBytes: number;
+  /**
+   * Where the SHM transport's buffers go: /dev/shm always, or cuMem host
+   * memory when NCCL_CUMEM_HOST_ENABLE is set (v2.23), or by default with a
+   * CUDA 12.6 driver (from v2.24, src/misc/cudawrap.cc).
+   */
+  cuMemHost: 'never' | 'when-set' | 'by-default';
 }
 
 export interface NcclRelease {
@@ -63,6 +83,8 @@ export const NCCL_BEFORE_RECORDS: NcclBehaviour = {
   confHome: 'passwd',
   envPlugin: false,
   bootstrapLog: 'Bootstrap : Using',
+  // Read at v2.18.1-1 .. v2.19.4-1.
+  shm: { proxyOpsPoolBytes: 4_194_656, cuMemHost: 'never' },
 };
 
 /** Oldest first. */
@@ -74,24 +96,53 @@ export const NCCL_RELEASES: readonly NcclRelease[] = [
     sets: { readsConfFiles: true },
   },
   {
+    version: '2.20.3',
+    changes: 'the proxy’s ops pool in /dev/shm grows to 5.5 MiB (read to v2.20.5-1)',
+    sets: { shm: { proxyOpsPoolBytes: 5_767_520, cuMemHost: 'never' } },
+  },
+  {
+    version: '2.21.5',
+    changes: 'the proxy’s ops pool grows to 7 MiB (read at v2.21.5-1 and v2.22.3-1)',
+    sets: { shm: { proxyOpsPoolBytes: 7_340_384, cuMemHost: 'never' } },
+  },
+  {
     version: '2.23.4',
-    changes: '$NCCL_CONF_FILE names the first configuration file',
-    sets: { confFileVariable: true },
+    changes:
+      '$NCCL_CONF_FILE names the first configuration file; the ops pool grows to 10 MiB; the SHM buffers may be cuMem host memory under NCCL_CUMEM_HOST_ENABLE',
+    sets: {
+      confFileVariable: true,
+      shm: { proxyOpsPoolBytes: 10_486_112, cuMemHost: 'when-set' },
+    },
   },
   {
     version: '2.24.3',
-    changes: 'the bootstrap logs "Bootstrap: Using" (subsystem BOOTSTRAP)',
-    sets: { bootstrapLog: 'Bootstrap: Using' },
+    changes:
+      'the bootstrap logs "Bootstrap: Using" (subsystem BOOTSTRAP); the ops pool grows to 13.5 MiB; the SHM buffers are cuMem host memory by default with a CUDA 12.6 driver',
+    sets: {
+      bootstrapLog: 'Bootstrap: Using',
+      shm: { proxyOpsPoolBytes: 14_156_128, cuMemHost: 'by-default' },
+    },
+  },
+  {
+    version: '2.25.1',
+    changes: 'the ops pool grows to 30 MiB (64 channels, 72 local ranks)',
+    sets: { shm: { proxyOpsPoolBytes: 31_850_880, cuMemHost: 'by-default' } },
+  },
+  {
+    version: '2.26.2',
+    changes: 'the ops pool grows to 31.5 MiB (read to v2.27.7-1)',
+    sets: { shm: { proxyOpsPoolBytes: 33_030_528, cuMemHost: 'by-default' } },
   },
   {
     version: '2.28.3',
     changes:
-      'virbr is excluded with docker and lo and tried last; interfaces without IFF_RUNNING are skipped',
+      'virbr is excluded with docker and lo and tried last; interfaces without IFF_RUNNING are skipped; the ops pool grows to 32.6 MiB (read to v2.30.7-1)',
     sets: {
       interfaceRules: {
         defaultIfnames: ['ib', '^docker,lo,virbr', 'docker', 'lo', 'virbr'],
         skipsNotRunning: true,
       },
+      shm: { proxyOpsPoolBytes: 34_210_176, cuMemHost: 'by-default' },
     },
   },
   {

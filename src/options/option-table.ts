@@ -11,6 +11,7 @@ import * as z from 'zod/mini';
 import '../zod-english.js';
 import { SCHEDULER_NAMES } from '../cluster/schedulers.js';
 import { expandHostlist } from '../cluster/slurm-hostlist.js';
+import { CHECK_NAMES, type CheckName, isCheckName } from '../readiness/check-names.js';
 import { STRATEGY_NAMES, type StrategyName } from '../resolve/decision.js';
 import { parseExcludeRule } from '../resolve/excludes.js';
 import { DEFAULT_CHAIN } from '../resolve/strategies/index.js';
@@ -158,6 +159,22 @@ const strategyList = z.pipe(
   z.transform((names) => names as StrategyName[]),
 );
 
+/** Readiness checks by name; an unknown one is refused naming the valid ones. */
+const checkList = z.pipe(
+  commaList().check(
+    z.superRefine((names, ctx) => {
+      for (const name of names) {
+        if (!isCheckName(name))
+          ctx.addIssue({
+            code: 'custom',
+            message: `unknown check '${name}'; valid: ${CHECK_NAMES.join(', ')}`,
+          });
+      }
+    }),
+  ),
+  z.transform((names) => names as CheckName[]),
+);
+
 const port = z
   .pipe(z.string().check(z.regex(/^\d+$/, 'expected a port number 1-65535')), z.transform(Number))
   .check(z.refine((n) => n >= 1 && n <= 65535, 'expected a port number 1-65535'));
@@ -269,6 +286,13 @@ export const OPTIONS = {
       orExpected(parseRate, 'expected a rate with its unit, such as 500mbit, 10gbit, 2GB/s'),
     ),
     commands: ['run', 'check'],
+  }),
+  'skip-check': option({
+    type: 'string',
+    group: 'Verification',
+    describe: `Readiness checks not to run (${CHECK_NAMES.join(', ')})`,
+    schema: checkList,
+    default: [],
   }),
   cluster: option({
     ...oneOf(['auto', ...SCHEDULER_NAMES, 'none']),

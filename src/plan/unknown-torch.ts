@@ -10,6 +10,7 @@
 import type { ClusterInfo } from '../cluster/scheduler.js';
 import type { JobShape } from '../job/job-shape.js';
 import { readJobShape } from '../job/read-job-shape.js';
+import { NEWEST_TORCH } from '../torch/release-for.js';
 import { TORCH_RELEASES, type TorchRelease } from '../torch/releases.js';
 import { hostsStore, type StoreHostMatch } from '../torch/store-host-rule.js';
 import { certainRefusal, parseTorchrunArgs } from '../torch/torchrun-args.js';
@@ -29,19 +30,17 @@ export interface UnknownTorchInput {
   storeHost: StoreHostMatch | null;
 }
 
-const NEWEST = TORCH_RELEASES.at(-1) as TorchRelease;
-
 export function unknownTorchWarning(input: UnknownTorchInput): string | null {
   const differences = new Map<string, string[]>();
   const note = (what: string, release: TorchRelease) =>
     differences.set(what, [...(differences.get(what) ?? []), release.version]);
   for (const release of TORCH_RELEASES) {
-    if (release === NEWEST) continue;
+    if (release === NEWEST_TORCH) continue;
     const reading = readingOf(input, release);
     if (reading !== jobText(input.applied)) note(reading, release);
     if (
       input.storeHost !== null &&
-      hostsStore(input.storeHost, release) !== hostsStore(input.storeHost, NEWEST)
+      hostsStore(input.storeHost, release) !== hostsStore(input.storeHost, NEWEST_TORCH)
     ) {
       note(
         hostsStore(input.storeHost, release)
@@ -55,7 +54,7 @@ export function unknownTorchWarning(input: UnknownTorchInput): string | null {
   const older = [...differences].map(
     ([what, versions]) => `torch ${versions.join(' and ')} ${what}`,
   );
-  return `the torch behind ${input.launcher.join(' ')} is unknown (${input.why}): nccl-run reads its arguments as every torch it knows would and applies torch ${NEWEST.version}'s rules, what current images ship, but ${older.join('; ')}; say which torch it is with --torch-version`;
+  return `the torch behind ${input.launcher.join(' ')} is unknown (${input.why}): nccl-run reads its arguments as every torch it knows would and applies torch ${NEWEST_TORCH.version}'s rules, what current images ship, but ${older.join('; ')}; say which torch it is with --torch-version`;
 }
 
 /** What a torch of `release` makes of the argv: its refusal, or the job it would run. */

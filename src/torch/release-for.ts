@@ -25,3 +25,11 @@ export function releaseFor(version: string | null): TorchRelease | null {
     (TORCH_RELEASES[0] as TorchRelease)
   );
 }
+
+/** The newest record: what current images ship, whose rules an unknown torch is read by. */
+export const NEWEST_TORCH = TORCH_RELEASES.at(-1) as TorchRelease;
+
+/** The record a torch follows, the newest for an unknown one. */
+export function rulesFor(version: string | null): TorchRelease {
+  return releaseFor(version) ?? NEWEST_TORCH;
+}

@@ -179,6 +179,13 @@ export interface TorchRelease {
    * name only).
    */
   storeHostByAddress: boolean;
+  /**
+   * The CPUs `--nproc-per-node cpu` (and `auto` where CUDA sees no GPU)
+   * starts a worker for (run.py determine_local_world_size): os.cpu_count(),
+   * the online CPUs, or (2.14, torch._utils.cpu_count()) the ones this
+   * process's affinity allows.
+   */
+  cpuCount: 'online' | 'affinity';
 }
 
 const TORCHRUN_DEFAULTS: TorchrunDefaults = {
@@ -228,6 +235,7 @@ export const TORCH_1_13: TorchRelease = {
   singleNode: 'static',
   staticPortZero: 'hangs',
   storeHostByAddress: false,
+  cpuCount: 'online',
 };
 
 /** Debian 13's python3-torch: v2.6.0. */
@@ -271,7 +279,7 @@ export const TORCH_2_14: TorchRelease = {
   ...TORCH_2_6,
   version: '2.14',
   changes:
-    '--event-log-handler, --log-line-prefix-template, --duplicate-std{out,err}-filters, --numa-binding, --signals-to-handle, --shutdown-timeout, --virtual-local-rank, --print-completion; --master-port defaults to None, so a static single-node job with no port is c10d on localhost:0',
+    '--event-log-handler, --log-line-prefix-template, --duplicate-std{out,err}-filters, --numa-binding, --signals-to-handle, --shutdown-timeout, --virtual-local-rank, --print-completion; --master-port defaults to None, so a static single-node job with no port is c10d on localhost:0; --nproc-per-node cpu counts the CPUs of its affinity',
   torchrunOptions: [
     'help',
     'nnodes',
@@ -308,6 +316,7 @@ export const TORCH_2_14: TorchRelease = {
     'print_completion',
   ],
   singleNode: 'c10d on localhost:0',
+  cpuCount: 'affinity',
 };
 
 /** Oldest first. */

@@ -121,6 +121,10 @@ const badFlags: [string[], RegExp][] = [
     /^--env-file: cannot read '\/nonexistent\/x.env' \(ENOENT\)/,
   ],
   [['--iface'], /^--iface: missing value$/],
+  [
+    ['--skip-check', 'shm,ulimit'],
+    /^--skip-check: bad value 'shm,ulimit': unknown check 'ulimit'; valid: shm, memlock, nofile, mtu, rp-filter, gpus$/,
+  ],
 ];
 
 describe('settleOptions: bad flags are usage errors (64)', () => {
@@ -165,6 +169,25 @@ describe('settleOptions: bad variables and env files are configuration errors (7
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(
       '--min-bandwidth: --min-bandwidth needs --verify peers (the level is master, from the default)',
+    );
+  });
+
+  it('reads --skip-check from the flag, NCCL_RUN_SKIP_CHECK and the env file, and refuses an unknown check in one line', () => {
+    expect(settle(['--skip-check', 'shm, rp-filter']).options.skipCheck).toEqual([
+      'shm',
+      'rp-filter',
+    ]);
+    expect(settle([]).options.skipCheck).toEqual([]);
+    const dir = emptyDir();
+    writeFileSync(join(dir, 'nccl-run.env'), 'NCCL_RUN_SKIP_CHECK=gpus\n');
+    expect(settle([], {}, dir).options.skipCheck).toEqual(['gpus']);
+    expect(settle([], { NCCL_RUN_SKIP_CHECK: 'memlock' }, dir).options.skipCheck).toEqual([
+      'memlock',
+    ]);
+    const attempt = () => settle([], { NCCL_RUN_SKIP_CHECK: 'mtu,dev-shm' });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(
+      /^NCCL_RUN_SKIP_CHECK: bad value 'mtu,dev-shm': unknown check 'dev-shm'; valid: shm, memlock, nofile, mtu, rp-filter, gpus$/,
     );
   });
 
@@ -221,6 +244,7 @@ const sample: Record<keyof typeof OPTIONS, string> = {
   'probe-port': '29501',
   'probe-secret-file': '/run/secrets/probe',
   'min-bandwidth': '1gbit',
+  'skip-check': 'shm,rp-filter',
   cluster: 'none',
   'nccl-debug': 'info',
   'nccl-debug-subsys': 'INIT',
