@@ -378,6 +378,7 @@ async function runFleet({ nodes, masterPort, part, parts, dialBack }) {
           port: service.port,
           speedMbps: null,
           portRange: [32_768, 60_999],
+          mtu: 65_536,
           proofKey,
           munge: null,
         },

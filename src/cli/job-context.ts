@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
 import { type Settled, settleOptions } from '../options/settle-options.js';
 import { makePlan, type Plan } from '../plan/plan.js';
+import { findingText } from '../plan/readiness-needs.js';
 import type { TorchrunArgs } from '../torch/torchrun-args.js';
 import type { FailureLog } from './report-failure.js';
 import type { SplitArgv } from './split-argv.js';
@@ -45,13 +46,22 @@ export function startJob(args: JobArgs, failures: FailureLog): JobContext {
 
 /** The plan, its warnings logged, and the whole decision at debug level: what explain prints, run logs. */
 export async function planJob(job: JobContext): Promise<Plan> {
-  const plan = await makePlan(job.split.torchrun, job.settled, job.env, job.logger);
+  const plan = await makePlan(
+    job.split.torchrun,
+    job.settled,
+    job.env,
+    job.logger,
+    job.handover?.shell,
+  );
   logDecision(job.logger, plan);
   return plan;
 }
 
 export function logDecision(logger: Logger, plan: Plan): void {
   for (const warning of plan.variables.warnings) logger.warn(warning);
+  for (const finding of plan.readiness.findings) {
+    if (finding.level === 'warning') logger.warn(findingText(finding));
+  }
   logger.debug(
     { decision: plan.decision, set: plan.variables.set, kept: plan.variables.kept },
     'decided',

@@ -52,6 +52,7 @@ export function explainJson(plan: Plan) {
     },
     unmanaged: plan.unmanaged,
     transport: transportJson(plan.transport),
+    readiness: readinessJson(plan),
     verify: plan.verify,
     probe: probeJson(plan.meeting),
   };
@@ -98,7 +99,29 @@ export function checkJson(plan: Plan, report: VerifyReport | null) {
     decision: decisionJson(plan.decision),
     ...shown,
     warnings: [...plan.variables.warnings, ...shown.warnings],
+    readiness: readinessJson(plan),
   };
+}
+
+/** SPEC "Readiness": one object per check, in the order they run. */
+function readinessJson(plan: Plan) {
+  return plan.readiness.findings.map(({ check, ok, level, evidence, fix, skipped }) => ({
+    check,
+    ok,
+    level,
+    evidence,
+    fix,
+    skipped,
+  }));
+}
+
+/** The Readiness section: each check's level and evidence, and the fix under it. */
+function readinessLines(plan: Plan): string[] {
+  const width = Math.max(...plan.readiness.findings.map((finding) => finding.check.length));
+  return plan.readiness.findings.flatMap((finding) => [
+    `  ${finding.check.padEnd(width)}  ${(finding.skipped ? 'skipped' : finding.level).padEnd(8)} ${finding.evidence}`,
+    ...(finding.fix === null ? [] : [`  ${''.padEnd(width)}  ${''.padEnd(8)} fix: ${finding.fix}`]),
+  ]);
 }
 
 function decisionJson({ interface: name, address, family, strategy, reason }: Plan['decision']) {
@@ -204,6 +227,9 @@ export function explainText(plan: Plan): string {
     '',
     'Trace',
     ...traceTable(decision.trace),
+    '',
+    'Readiness',
+    ...readinessLines(plan),
     '',
     'Variables',
     ...indent(formatEnv(variables.set, 'shell')),

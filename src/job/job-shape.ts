@@ -47,6 +47,12 @@ export interface JobShape {
    * (dynamic_rendezvous.py).
    */
   lastCallTimeoutS: number;
+  /**
+   * --nproc-per-node as torchrun gets it (the command line, else
+   * PET_NPROC_PER_NODE, else torchrun's default): a count, or a word
+   * (`gpu`, `cpu`, `auto`) torchrun resolves on the node.
+   */
+  nprocPerNode: string;
   /** PET_* variables filled in from the cluster, to export (SPEC "What it exports"). */
   fill: Record<string, string>;
   /** Hosts for `--verify peers` from the cluster (Slurm node list), if any. */

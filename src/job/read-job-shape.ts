@@ -78,6 +78,8 @@ export function readJobShape(
     munge: cluster?.munge ?? null,
     isHost,
     lastCallTimeoutS,
+    nprocPerNode:
+      torchrunSetting(args, env, 'nproc_per_node')?.value ?? args.table.defaults.nprocPerNode,
   };
   const portZero = portZeroWithNodes(shape);
   if (portZero !== null) throw portZero;

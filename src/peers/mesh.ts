@@ -141,11 +141,19 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
   for (const probe of results.values()) {
     probe.inbound = inboundLeg(probe.member, { ...options, outbound, ended: ended ?? new Set() });
   }
-  const warnings: string[] = [];
+  const warnings: string[] = mtuMismatch(options);
   if (previous !== undefined) {
     const arrival = inbound.streams.get(previous.name);
     const probe = results.get(previous.name) as PartnerProbe;
     if (arrival) probe.inboundBandwidthMbps = (arrival.bytes * 8) / (arrival.ms * 1_000);
+    if (arrival?.bytes === 0 && probe.inbound.ok) {
+      probe.inbound = {
+        ...probe.inbound,
+        ok: false,
+        error: 'large frames dropped',
+        detail: `${previous.name}'s stream sent its first line but none of the full-size segments that followed arrived in ${formatSeconds(options.bandwidth.windowMs)}: a hop carries smaller frames than the ends' MTU${mtuPair(options.self, previous)} (an MTU black hole)`,
+      };
+    }
     judgeInboundRate(probe, options);
   }
   if (next !== undefined)
@@ -401,6 +409,16 @@ async function measure(
     outcome = await once();
   }
   const probe = results.get(next.name) as PartnerProbe;
+  if (outcome.ok && outcome.bytes === 0 && probe.outbound.ok) {
+    // The stream's line went through (the receiver answered), its data did not.
+    probe.outbound = {
+      ...probe.outbound,
+      ok: false,
+      error: 'large frames dropped',
+      detail: `${next.name} got the stream's first line but none of the full-size segments that followed in ${formatSeconds(options.bandwidth.windowMs)}: a hop on the path carries smaller frames than ${options.interfaceName}'s MTU${mtuPair(options.self, next)} and the ICMP that would say so is lost (an MTU black hole); NCCL's large transfers would hang there. Set the interfaces' MTU to what the path carries`,
+    };
+    return;
+  }
   if (outcome.ok) {
     probe.bandwidthMbps = outcome.mbps;
     options.logger.info(
@@ -416,6 +434,29 @@ async function measure(
     error: outcome.error,
     detail: `the throughput measurement failed: ${outcome.detail}`,
   };
+}
+
+/** " (this node's 9000, node02's 1500)": the MTUs the two ends registered, where known. */
+function mtuPair(self: Member, other: Member): string {
+  if (self.mtu === null && other.mtu === null) return '';
+  return ` (${self.name}'s ${self.mtu ?? 'unknown'}, ${other.name}'s ${other.mtu ?? 'unknown'})`;
+}
+
+/**
+ * SPEC "Readiness": the chosen interfaces' MTUs compared across the nodes
+ * this one meshes with; a node that differs from this one is named, with
+ * both values. Frames above the smaller MTU may be dropped on the way.
+ */
+function mtuMismatch({ self, members, interfaceName }: MeshOptions): string[] {
+  if (self.mtu === null) return [];
+  const differ = members.filter((member) => member.mtu !== null && member.mtu !== self.mtu);
+  if (differ.length === 0) return [];
+  const named = differ.slice(0, 8).map((member) => `${member.name} ${member.mtu}`);
+  const more = differ.length > 8 ? ` and ${differ.length - 8} more` : '';
+  const smallest = Math.min(self.mtu, ...differ.map((member) => member.mtu as number));
+  return [
+    `mtu: ${interfaceName} has MTU ${self.mtu} on ${self.name}, but ${named.join(', ')}${more}: frames above ${smallest} may be dropped on the way, which stalls NCCL's large transfers while the rendezvous passes; give every node's interface the MTU the network carries (ip link set dev ${interfaceName} mtu ${smallest}, or the CNI's or Docker's "mtu")`,
+  ];
 }
 
 /** SPEC --min-bandwidth: below it fails; without it, far below the link's speed warns. */

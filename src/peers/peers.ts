@@ -124,6 +124,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       port: ephemeral.port,
       speedMbps: iface?.speedMbps ?? null,
       portRange,
+      mtu: iface?.mtu ?? null,
       proofKey,
     };
     const munge = await slurmCredential(meeting.munge, claim, deadline.remainingMs() / 1_000);

@@ -15,11 +15,13 @@ import { optionOrigin, type Settled } from '../options/settle-options.js';
 import type { VerifyLevel } from '../options/verify-level.js';
 import type { Origin } from '../origin.js';
 import type { MeetingPoint } from '../peers/meeting-point.js';
+import type { NodeReadiness } from '../readiness/node-readiness.js';
 import type { Decision, ResolveContext } from '../resolve/decision.js';
 import type { TorchrunTable } from '../torch/torchrun-table.js';
 import { assessTransport, type Transport } from '../transport/assess-transport.js';
 import type { HostAndNames, MasterInfo } from './host-and-names.js';
 import type { Stack } from './read-stack.js';
+import { assessReadiness, type Readiness, readinessNeeds } from './readiness-needs.js';
 import type { UserSettings } from './settings.js';
 
 /** Everything a plan reads from outside this process, read once (plan.ts). */
@@ -65,6 +67,8 @@ export interface Plan {
   unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
   /** The data plane NCCL will use, and --require-transport's verdict (SPEC "RDMA transport"). */
   transport: Transport;
+  /** What the job needs from this node, checked (SPEC "Readiness"). */
+  readiness: Readiness;
   /** How far the pre-flight goes (PlanInputs.verify). */
   verify: PlanInputs['verify'];
   /** Hosts for --verify peers. */
@@ -82,6 +86,8 @@ export interface Plan {
 export function derive(
   inputs: PlanInputs,
   decision: Decision,
+  /** This node's facts for the readiness checks (readiness/read-node-readiness.ts). */
+  node: NodeReadiness,
   settled: Settled,
   torchrunArgv: readonly string[],
 ): Plan {
@@ -130,6 +136,23 @@ export function derive(
     requiredBy: optionOrigin(settled.sources, 'require-transport'),
     originOf: settings.originOf,
   });
+  const readiness = assessReadiness(
+    readinessNeeds({
+      job,
+      torchVersion: stack.torch.version,
+      ncclVersion: stack.nccl.version,
+      ncclEnv: ncclJobEnv,
+      transport: transport.verdict.kind,
+      requireTransport: options.requireTransport,
+      role: inputs.role,
+      singleNode: context.singleNode,
+      decision,
+      facts,
+      routesToMaster,
+    }),
+    node,
+    options.skipCheck,
+  );
   return {
     job,
     facts,
@@ -162,6 +185,7 @@ export function derive(
     },
     unmanaged: picture.unmanaged,
     transport,
+    readiness,
     verify: inputs.verify,
     peers: options.peers ?? job.clusterPeers,
     role: inputs.role,

@@ -19,6 +19,7 @@ import type { Logger } from '../log.js';
 import { ncclRules } from '../nccl/nccl-pick.js';
 import { optionOrigin, type Settled } from '../options/settle-options.js';
 import { reaches } from '../options/verify-level.js';
+import { readNodeReadiness } from '../readiness/read-node-readiness.js';
 import type { Decision, ResolveContext, TraceEntry } from '../resolve/decision.js';
 import { buildExcludes } from '../resolve/excludes.js';
 import { ChainFailedError, runChain } from '../resolve/run-chain.js';
@@ -62,12 +63,18 @@ export async function makePlan(
   env: NodeJS.ProcessEnv,
   /** For the `agree` round's progress, the only step that logs. */
   logger: Logger,
+  /**
+   * The process that becomes torchrun, whose limits the readiness checks
+   * read: bin/nccl-run's shell (the hand-over's pid), else this one.
+   */
+  launcher: number | 'self' = 'self',
 ): Promise<Plan> {
   const progress: Progress & { job?: JobShape; decision?: Decision } = {};
   try {
     const inputs = await readInputs(torchrunArgv, settled, env, progress, logger);
     progress.decision = runChain(settled.options.strategy, inputs.host.facts, inputs.context);
-    return derive(inputs, progress.decision, settled, torchrunArgv);
+    const node = readNodeReadiness(inputs.settings.env, progress.decision.interface, { launcher });
+    return derive(inputs, progress.decision, node, settled, torchrunArgv);
   } catch (error) {
     if (progress.job !== undefined && typeof error === 'object' && error !== null) {
       learnedBefore.set(error, {

@@ -27,7 +27,7 @@ import { isIP } from 'node:net';
 import * as z from 'zod/mini';
 import '../zod-english.js';
 
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 /** A publish of MAX_NETWORKS networks with plain names fits in well under this; every other message is far smaller. */
 export const MAX_MESSAGE_BYTES = 4_096;
 /** NCCL's own bound on the interfaces it considers (MAX_IFS in src/include/socket.h, 16). */
@@ -49,9 +49,9 @@ export const MAX_ROSTER_MEMBERS = 256;
  * One member tuple as JSON, at worst: a name of 253 characters that JSON
  * writes as \u001f (6 bytes each, 1,520 with its quotes), an interface name
  * the same way (92), an address of at most MAX_ADDRESS_LENGTH ASCII
- * characters (63), five numbers (at most 29 digits), brackets and commas (11).
+ * characters (63), six numbers (at most 34 digits), brackets and commas (12).
  */
-export const MAX_MEMBER_BYTES = 1_715;
+export const MAX_MEMBER_BYTES = 1_721;
 /** The header's fields fit in a plain message; its members add at most this each. */
 export const MAX_ROSTER_BYTES = MAX_MESSAGE_BYTES + MAX_ROSTER_MEMBERS * (MAX_MEMBER_BYTES + 1);
 /** An IPv6 address's longest text (45, the IPv4-mapped form) and a zone of an interface name ("%" and 15). */
@@ -99,6 +99,8 @@ const interfaceName = text(15);
 const port = whole(1, 65_535);
 const speedMbps = z.nullable(count(100_000_000));
 const prefixLength = count(128);
+/** An interface's MTU; null where it could not be read. Linux's largest is 65,536 (lo's). */
+const mtu = z.nullable(count(65_536));
 
 const node = z.strictObject({ name, rank: z.nullable(count(MAX_NODES - 1)) });
 
@@ -140,6 +142,8 @@ const registerSchema = z.strictObject({
   port,
   speedMbps,
   portRange,
+  /** The chosen interface's MTU (/sys/class/net/IF/mtu): nodes that differ mark a path that may drop large frames. */
+  mtu,
   /** The key this node's service answers `prove` with: it proves the address and port are its own. */
   proofKey: nonce,
   /** Under Slurm, a MUNGE credential whose payload binds it to this registration (membership/munge.ts); null without. */
@@ -194,7 +198,7 @@ const tableSchema = z.strictObject({
  * One node of a roster, as a tuple (a roster of 64 members is one line of
  * some 3 KB, parsed at once, not 64 objects' keys): its name (labelled when
  * two members share one), rank, interface, address, ephemeral port, link
- * speed and net.ipv4.ip_local_port_range.
+ * speed, net.ipv4.ip_local_port_range and the interface's MTU.
  */
 const memberTuple = z.tuple([
   name,
@@ -204,6 +208,7 @@ const memberTuple = z.tuple([
   port,
   speedMbps,
   portRange,
+  mtu,
 ]);
 
 const rosterSchema = z.strictObject({
@@ -314,6 +319,7 @@ export interface Member {
   port: number;
   speedMbps: number | null;
   portRange: [number, number];
+  mtu: number | null;
 }
 export type Hello = z.infer<typeof helloSchema>;
 export type Welcome = z.infer<typeof welcomeSchema>;
@@ -357,6 +363,7 @@ export function encodeMember(member: Member): EncodedMember {
     member.port,
     member.speedMbps,
     member.portRange,
+    member.mtu,
   ]);
   return { bytes: Buffer.from(JSON.stringify(tuple)) };
 }
@@ -404,7 +411,7 @@ export function rosterEncoder(header: RosterHeader): (members: readonly EncodedM
 
 /** A roster's tuples as the mesh reads them. */
 export function rosterMembers(roster: Roster): Member[] {
-  return roster.members.map(([name, rank, iface, address, port, speedMbps, portRange]) => ({
+  return roster.members.map(([name, rank, iface, address, port, speedMbps, portRange, mtu]) => ({
     name,
     rank,
     interface: iface,
@@ -412,6 +419,7 @@ export function rosterMembers(roster: Roster): Member[] {
     port,
     speedMbps,
     portRange,
+    mtu,
   }));
 }
 

@@ -23,6 +23,12 @@ export type ReachError =
   | 'rejected'
   /** The throughput measured to the next node is below --min-bandwidth. */
   | 'below the bandwidth'
+  /**
+   * The small exchange passed but the stream's full-size segments never
+   * arrived: a hop whose MTU is smaller than the ends', with the ICMP that
+   * would shrink TCP's segments lost (an MTU black hole). NCCL hangs there.
+   */
+  | 'large frames dropped'
   /** The port accepted the connection but did not answer the probe handshake. */
   | 'no handshake'
   /** A port this host needs is held by another process. */

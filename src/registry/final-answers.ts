@@ -144,6 +144,7 @@ function rosterAnswers(
       port: member.request.port,
       speedMbps: member.request.speedMbps,
       portRange: member.request.portRange,
+      mtu: member.request.mtu,
     }),
   );
   const indexOf = new Map(members.map((member, index) => [member.key, index]));

@@ -135,6 +135,7 @@ export interface TorchrunDefaults {
   endpointPorts: ReadonlyMap<string, number>;
   /** --rdzv-conf last_call_timeout: how long an elastic rendezvous waits once MIN nodes are there. */
   lastCallTimeoutS: number;
+  nprocPerNode: string;
 }
 
 export interface TorchRelease {
@@ -200,6 +201,7 @@ const TORCHRUN_DEFAULTS: TorchrunDefaults = {
     ['etcd-v2', 2_379],
   ]),
   lastCallTimeoutS: 30,
+  nprocPerNode: '1',
 };
 
 /** Debian 12's python3-torch: v1.13.1, torch/distributed/run.py. */

@@ -40,6 +40,8 @@ export async function verifyPlan(
     // The warnings often say why it failed (a route through another interface): log them first.
     if (error instanceof VerificationFailedError) {
       for (const warning of error.report.warnings) logger.warn(warning);
+      const filter = reversePathSuspect(plan, error.report);
+      if (filter !== null) error.details.push(filter);
     }
     throw error;
   });
@@ -49,4 +51,23 @@ export async function verifyPlan(
     `verify ${report.level}: passed over ${report.interface} (${report.localAddress}), ${reached} check(s) in ${report.elapsedMs} ms`,
   );
   return report;
+}
+
+/**
+ * SPEC "Readiness": a silent drop of what a peer sends here, where strict
+ * reverse-path filtering on the chosen interface sends the route back
+ * elsewhere (readiness/rp-filter.ts warned of it), is said in the failure:
+ * the kernel, not a firewall, may be what timed out.
+ */
+export function reversePathSuspect(plan: Plan, report: VerifyReport): string | null {
+  const finding = plan.readiness.findings.find(
+    (candidate) => candidate.check === 'rp-filter' && candidate.level === 'warning',
+  );
+  if (finding === undefined) return null;
+  const silent = report.results.some(
+    (result) =>
+      !result.ok && (result.error === 'timed out' || result.inbound?.error === 'timed out'),
+  );
+  if (!silent) return null;
+  return `what timed out may be this host's reverse-path filter, not a firewall: ${finding.evidence}; fix: ${finding.fix}`;
 }

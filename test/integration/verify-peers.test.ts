@@ -552,3 +552,112 @@ tier('verify peers through a masquerading router', netnsUnavailable, () => {
     expect(fromX.report?.elapsedMs).toBeLessThan(10_000);
   });
 });
+
+/**
+ * SPEC "Readiness": a hop whose MTU is smaller than the nodes', with the
+ * ICMP that would shrink TCP's segments dropped (a real black hole: the
+ * router's "fragmentation needed" blocked by iptables, and a veth that
+ * drops what exceeds its MTU). Small messages pass, so the registration and
+ * the hellos do; the throughput sample's full-size segments do not.
+ */
+tier('verify peers across an MTU black hole', netnsUnavailable, () => {
+  const lab = new Lab('vm');
+  const X = '198.18.42.1';
+  const Y = '198.18.43.1';
+
+  beforeAll(async () => {
+    for (const host of ['x', 'r', 'y']) await lab.host(host);
+    await lab.link('x', 'ens3f0', 'r', 'left');
+    await lab.link('r', 'right', 'y', 'ens3f0');
+    await lab.addr('x', 'ens3f0', `${X}/24`);
+    await lab.addr('r', 'left', '198.18.42.254/24');
+    await lab.addr('r', 'right', '198.18.43.254/24');
+    await lab.addr('y', 'ens3f0', `${Y}/24`);
+    await lab.ip('x', 'route', 'add', '198.18.43.0/24', 'via', '198.18.42.254');
+    await lab.ip('y', 'route', 'add', '198.18.42.0/24', 'via', '198.18.43.254');
+    await lab.exec('r', 'sysctl', ['-qw', 'net.ipv4.ip_forward=1'], { timeout: 10_000 });
+    // The router's own "fragmentation needed" never leaves it: path-MTU discovery fails.
+    await iptables(
+      lab,
+      'r',
+      '-A',
+      'OUTPUT',
+      '-p',
+      'icmp',
+      '--icmp-type',
+      'fragmentation-needed',
+      '-j',
+      'DROP',
+    );
+    // Jumbo frames on the nodes and the router's left side; its right side carries 1500.
+    await lab.ip('x', 'link', 'set', 'ens3f0', 'mtu', '9000');
+    await lab.ip('r', 'link', 'set', 'left', 'mtu', '9000');
+  });
+
+  afterAll(async () => {
+    await lab.cleanup();
+  });
+
+  const args = (rank: number) => [
+    '--iface',
+    'ens3f0',
+    '--verify',
+    'peers',
+    '--verify-timeout',
+    '10s',
+    '--nnodes=2',
+    `--node_rank=${rank}`,
+    `--master_addr=${X}`,
+    '--master_port=29500',
+    'train.py',
+  ];
+
+  it('nodes at 9000 across a hop of 1500: the small exchange passes, the stream does not, and both ends name a likely MTU black hole', async () => {
+    await lab.ip('y', 'link', 'set', 'ens3f0', 'mtu', '9000');
+    const [fromX, fromY] = await Promise.all([
+      startCheck(lab, 'x', { hostname: 'x', args: args(0) }),
+      startCheck(lab, 'y', { hostname: 'y', args: args(1) }),
+    ]);
+    expect([fromX.code, fromY.code]).toEqual([75, 75]);
+    // The hellos crossed: what failed is x's large frames towards y, which the
+    // router would have to fragment; y's come back whole (the veth passes them).
+    expect(probes(fromX)).toEqual([
+      expect.objectContaining({
+        peer: 'y',
+        ok: false,
+        error: 'large frames dropped',
+        detail: expect.stringMatching(
+          /^y got the stream's first line but none of the full-size segments that followed in 100ms: .*\(x's 9000, y's 9000\).*MTU black hole/,
+        ),
+        inbound: expect.objectContaining({ ok: true }),
+      }),
+    ]);
+    expect(probes(fromY)).toEqual([
+      expect.objectContaining({
+        peer: 'x',
+        error: null,
+        inbound: expect.objectContaining({ ok: false, error: 'large frames dropped' }),
+      }),
+    ]);
+    // The same MTU on both nodes: nothing to compare, and no mismatch named.
+    expect(fromX.report?.warnings.join('\n')).not.toMatch(/^mtu:/m);
+  });
+
+  it('a node at 1500 and one at 9000: the mismatch is named with both values, and the direction that needs the smaller frames passes', async () => {
+    await lab.ip('y', 'link', 'set', 'ens3f0', 'mtu', '1500');
+    const [fromX, fromY] = await Promise.all([
+      startCheck(lab, 'x', { hostname: 'x', args: args(0) }),
+      startCheck(lab, 'y', { hostname: 'y', args: args(1) }),
+    ]);
+    expect(fromX.report?.warnings).toContainEqual(
+      expect.stringMatching(
+        /^mtu: ens3f0 has MTU 9000 on x, but y 1500: frames above 1500 may be dropped/,
+      ),
+    );
+    expect(fromY.report?.warnings).toContainEqual(
+      expect.stringMatching(/^mtu: ens3f0 has MTU 1500 on y, but x 9000/),
+    );
+    // TCP's MSS is the smaller end's both ways (y advertises 1460), so here no frame is too large.
+    expect([fromX.code, fromY.code]).toEqual([0, 0]);
+  });
+});

@@ -14,7 +14,13 @@ export async function explainCommand(job: JobContext): Promise<number> {
   const { json } = job.options;
   let plan: Awaited<ReturnType<typeof makePlan>>;
   try {
-    plan = await makePlan(job.split.torchrun, job.settled, job.env, job.logger);
+    plan = await makePlan(
+      job.split.torchrun,
+      job.settled,
+      job.env,
+      job.logger,
+      job.handover?.shell,
+    );
   } catch (error) {
     const learned = learnedBeforeFailure(error);
     if (learned === undefined || !(error instanceof NcclRunError)) throw error;

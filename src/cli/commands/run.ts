@@ -40,6 +40,8 @@ export async function runCommand(job: JobContext): Promise<number> {
   const plan = await planJob(job);
   job.logger.info(launchSummary(plan));
   if (plan.transport.unmet !== null) throw plan.transport.unmet;
+  // SPEC "Readiness": a node that will certainly fail the job is refused before any wait.
+  if (plan.readiness.refused !== null) throw plan.readiness.refused;
   await verifyPlan(plan, options, job.logger);
   if (options.dryRun) {
     process.stdout.write(formatEnv(plan.variables.set, 'shell'));

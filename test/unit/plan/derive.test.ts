@@ -19,6 +19,7 @@ import { DEFAULT_CHAIN } from '../../../src/resolve/strategies/index.js';
 import { torchrunTable } from '../../../src/torch/torchrun-table.js';
 import { loadFacts, makeContext } from '../../fixtures/facts/facts-fixtures.js';
 import { endpointOrigins, makeJob, originNamed } from '../../fixtures/job-shape.js';
+import { nodeFacts } from '../../fixtures/readiness.js';
 
 const home = mkdtempSync(join(tmpdir(), 'derive-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -88,7 +89,7 @@ function inputs(env: Record<string, string>, force = false, torch = '2.6.0') {
 describe('derive', () => {
   it('sets the variables on the decision; unmanaged, NCCL and Gloo would take the management NIC', () => {
     const { planned, settled, decision } = inputs({ PATH: '/usr/bin' });
-    const plan = derive(planned, decision, settled, ['--nnodes=2', 'train.py']);
+    const plan = derive(planned, decision, nodeFacts(), settled, ['--nnodes=2', 'train.py']);
     expect(plan.decision).toMatchObject({ interface: 'eth1', address: '198.18.2.5' });
     expect(plan.variables.set).toMatchObject({
       NCCL_SOCKET_IFNAME: '=eth1',
@@ -114,7 +115,7 @@ describe('derive', () => {
     writeFileSync(file, 'NCCL_SOCKET_IFNAME=eth0\n');
     try {
       const { planned, settled, decision } = inputs({ NCCL_CONF_FILE: file });
-      const plan = derive(planned, decision, settled, ['train.py']);
+      const plan = derive(planned, decision, nodeFacts(), settled, ['train.py']);
       expect(plan.variables.kept).toEqual({ NCCL_SOCKET_IFNAME: 'eth0' });
       expect(plan.keptFrom.NCCL_SOCKET_IFNAME).toEqual({
         name: 'NCCL_SOCKET_IFNAME',
@@ -127,7 +128,9 @@ describe('derive', () => {
       expect(plan.variables.warnings[0]).toMatch(/eth0/);
       // --force: nccl-run's own value, in the environment, beats the file.
       const forced = inputs({ NCCL_CONF_FILE: file }, true);
-      const replaced = derive(forced.planned, forced.decision, forced.settled, ['train.py']);
+      const replaced = derive(forced.planned, forced.decision, nodeFacts(), forced.settled, [
+        'train.py',
+      ]);
       expect(replaced.variables.set.NCCL_SOCKET_IFNAME).toBe('=eth1');
       expect(replaced.nccl.pick).toEqual({ interface: 'eth1', address: '198.18.2.5' });
     } finally {

@@ -9,6 +9,7 @@ import {
   MAX_ROSTER_MEMBERS,
   type Member,
   MessageReader,
+  PROTOCOL_VERSION,
   type ProbeMessage,
   type ReadOutcome,
   rosterEncoder,
@@ -31,6 +32,7 @@ const member: fc.Arbitrary<Member> = fc.record({
   port,
   speedMbps,
   portRange: fc.tuple(port, port),
+  mtu: fc.option(fc.integer({ min: 68, max: 65_536 }), { nil: null }),
 });
 const rosterHeader = fc.record({
   token,
@@ -40,29 +42,29 @@ const rosterHeader = fc.record({
   sampled: fc.boolean(),
 });
 const tupleOf = (m: Member) =>
-  [m.name, m.rank, m.interface, m.address, m.port, m.speedMbps, m.portRange] as const;
+  [m.name, m.rank, m.interface, m.address, m.port, m.speedMbps, m.portRange, m.mtu] as const;
 
 const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
   fc.record({
-    v: fc.constant(4 as const),
+    v: fc.constant(PROTOCOL_VERSION),
     kind: fc.constant('hello' as const),
     token,
     peer: peerName,
     address,
   }),
   fc.record({
-    v: fc.constant(4 as const),
+    v: fc.constant(PROTOCOL_VERSION),
     kind: fc.constant('welcome' as const),
     token,
     seen: address,
   }),
   fc.record({
-    v: fc.constant(4 as const),
+    v: fc.constant(PROTOCOL_VERSION),
     kind: fc.constant('reject' as const),
     reason: fc.string({ minLength: 1, maxLength: 100 }),
   }),
   fc.record({
-    v: fc.constant(4 as const),
+    v: fc.constant(PROTOCOL_VERSION),
     kind: fc.constant('register' as const),
     token,
     node,
@@ -71,17 +73,18 @@ const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
     port,
     speedMbps,
     portRange: fc.tuple(port, port),
+    mtu: fc.option(fc.integer({ min: 68, max: 65_536 }), { nil: null }),
     proofKey: token,
     munge: fc.option(fc.stringMatching(/^MUNGE:[A-Za-z0-9+/]{1,400}=?:$/), { nil: null }),
   }),
   fc.record({
-    v: fc.constant(4 as const),
+    v: fc.constant(PROTOCOL_VERSION),
     kind: fc.constant('prove' as const),
     token,
     nonce: token,
   }),
   fc.record({
-    v: fc.constant(4 as const),
+    v: fc.constant(PROTOCOL_VERSION),
     kind: fc.constant('proof' as const),
     token,
     mac: fc.stringMatching(/^[0-9a-f]{64}$/),
@@ -90,13 +93,13 @@ const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
     // A few members: a longer roster passes the plain reader's bound (the roster tests read those).
     .tuple(rosterHeader, fc.array(member, { maxLength: 4 }))
     .map(([header, members]) => ({
-      v: 4 as const,
+      v: PROTOCOL_VERSION as typeof PROTOCOL_VERSION,
       kind: 'roster' as const,
       ...header,
       members: members.map((m) => [...tupleOf(m)] as [...ReturnType<typeof tupleOf>]),
     })),
   fc.record({
-    v: fc.constant(4 as const),
+    v: fc.constant(PROTOCOL_VERSION),
     kind: fc.constant('waiting' as const),
     token,
     round: fc.constantFrom('publish' as const, 'register' as const),
@@ -109,7 +112,7 @@ const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
     retryMs: fc.nat(60_000),
   }),
   fc.record({
-    v: fc.constant(4 as const),
+    v: fc.constant(PROTOCOL_VERSION),
     kind: fc.constant('received' as const),
     token,
     bytes: fc.nat(),
@@ -222,29 +225,29 @@ describe('probe message decoder', () => {
 
   it('rejects, and stops reading after, a line that is not a probe message', () => {
     const cases: [string, string][] = [
-      ['{"v":4,"kind":"hello"}\n', 'not a probe message'],
+      ['{"v":5,"kind":"hello"}\n', 'not a probe message'],
       ['{"v":1,"kind":"reject","reason":"token"}\n', 'not a probe message'],
-      ['{"v":4,"kind":"reject","reason":"token","extra":1}\n', 'not a probe message'],
+      ['{"v":5,"kind":"reject","reason":"token","extra":1}\n', 'not a probe message'],
       [
-        '{"v":4,"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n',
+        '{"v":5,"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n',
         'not a probe message',
       ],
       [
-        `{"v":4,"kind":"roster","token":"${'0'.repeat(32)}","nodes":1,"expected":1,"late":false,"sampled":false,"members":[["n",null,"eth0","198.18.0.1",0,null,[1,2]]]}\n`,
+        `{"v":5,"kind":"roster","token":"${'0'.repeat(32)}","nodes":1,"expected":1,"late":false,"sampled":false,"members":[["n",null,"eth0","198.18.0.1",0,null,[1,2],null]]}\n`,
         'not a probe message',
       ],
       [
-        `{"v":4,"kind":"roster","token":"${'0'.repeat(32)}","nodes":1,"expected":1,"late":false,"sampled":false,"members":[["n",null,"eth0","198.18.0.1",1,null,[1,2],"extra"]]}\n`,
+        `{"v":5,"kind":"roster","token":"${'0'.repeat(32)}","nodes":1,"expected":1,"late":false,"sampled":false,"members":[["n",null,"eth0","198.18.0.1",1,null,[1,2],null,"extra"]]}\n`,
         'not a probe message',
       ],
-      ['{"__proto__":{"v":4},"kind":"reject","reason":"token"}\n', 'not a probe message'],
+      ['{"__proto__":{"v":5},"kind":"reject","reason":"token"}\n', 'not a probe message'],
       ['[1,2,3]\n', 'not a probe message'],
       ['{not json\n', 'not JSON'],
     ];
     for (const [line, reason] of cases) {
       const reader = new MessageReader();
       const outcomes = reader.push(
-        Buffer.from(`${line}{"v":4,"kind":"reject","reason":"token"}\n`),
+        Buffer.from(`${line}{"v":5,"kind":"reject","reason":"token"}\n`),
       );
       expect(outcomes).toHaveLength(1);
       expect(outcomes[0]).toMatchObject({ kind: 'invalid' });
@@ -297,6 +300,7 @@ describe('probe message decoder', () => {
       port: 65_535,
       speedMbps: 100_000_000,
       portRange: [65_535, 65_535],
+      mtu: 65_536,
     };
     const encoded = encodeMember(worst);
     expect(encoded.bytes.length).toBe(MAX_MEMBER_BYTES);
@@ -329,6 +333,7 @@ describe('probe message decoder', () => {
         port: 40_000 + i,
         speedMbps: 400_000,
         portRange: [32_768, 60_999],
+        mtu: 9_000,
       }),
     );
     const roster = rosterEncoder(header)(members);
@@ -342,7 +347,7 @@ describe('probe message decoder', () => {
     ]);
     // Any other kind past its own bound is refused by the roster reader too, however valid.
     const padded = Buffer.from(
-      `${JSON.stringify({ v: 4, kind: 'reject', reason }).slice(0, -1)}${' '.repeat(MAX_MESSAGE_BYTES)}}\n`,
+      `${JSON.stringify({ v: PROTOCOL_VERSION, kind: 'reject', reason }).slice(0, -1)}${' '.repeat(MAX_MESSAGE_BYTES)}}\n`,
     );
     expect(new MessageReader(MAX_ROSTER_BYTES).push(padded)).toEqual([
       { kind: 'invalid', reason: `reject longer than ${MAX_MESSAGE_BYTES - 1} bytes` },

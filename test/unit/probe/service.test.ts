@@ -7,7 +7,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { streamTo } from '../../../src/peers/bandwidth.js';
-import { MAX_MESSAGE_BYTES } from '../../../src/probe/protocol.js';
+import { MAX_MESSAGE_BYTES, PROTOCOL_VERSION } from '../../../src/probe/protocol.js';
 import type { ProbeService } from '../../../src/probe/service.js';
 import {
   LISTENER_HOST as HOST,
@@ -52,7 +52,9 @@ function exchange(payload: Buffer | null): Promise<{ answer: string; closedAfter
 }
 
 const hello = (token: string) =>
-  Buffer.from(`${JSON.stringify({ v: 4, kind: 'hello', token, peer: 'node2', address: HOST })}\n`);
+  Buffer.from(
+    `${JSON.stringify({ v: PROTOCOL_VERSION, kind: 'hello', token, peer: 'node2', address: HOST })}\n`,
+  );
 
 afterEach(async () => {
   await listener?.close();
@@ -63,7 +65,12 @@ describe('probe service', () => {
   it('welcomes a hello of its job, says which source it saw, and reports it', async () => {
     await listen();
     const { answer } = await exchange(hello(TOKEN));
-    expect(JSON.parse(answer)).toEqual({ v: 4, kind: 'welcome', token: TOKEN, seen: HOST });
+    expect(JSON.parse(answer)).toEqual({
+      v: PROTOCOL_VERSION,
+      kind: 'welcome',
+      token: TOKEN,
+      seen: HOST,
+    });
     expect(hellos).toEqual([
       { hello: expect.objectContaining({ peer: 'node2', address: HOST }), seen: HOST },
     ]);
@@ -72,7 +79,7 @@ describe('probe service', () => {
   it("rejects another job's token without counting it", async () => {
     await listen();
     const { answer } = await exchange(hello(OTHER_TOKEN));
-    expect(JSON.parse(answer)).toEqual({ v: 4, kind: 'reject', reason: 'token' });
+    expect(JSON.parse(answer)).toEqual({ v: PROTOCOL_VERSION, kind: 'reject', reason: 'token' });
     expect(hellos).toEqual([]);
   });
 
@@ -82,7 +89,9 @@ describe('probe service', () => {
     const overlong = await exchange(Buffer.alloc(MAX_MESSAGE_BYTES + 1, 0x41));
     const silent = await exchange(null);
     const aWelcomeAsHttp = await exchange(
-      Buffer.from(`${JSON.stringify({ v: 4, kind: 'welcome', token: TOKEN, seen: HOST })}\n`),
+      Buffer.from(
+        `${JSON.stringify({ v: PROTOCOL_VERSION, kind: 'welcome', token: TOKEN, seen: HOST })}\n`,
+      ),
     );
     for (const dropped of [garbage, overlong, aWelcomeAsHttp]) expect(dropped.answer).toBe('');
     expect(silent.answer).toBe('');

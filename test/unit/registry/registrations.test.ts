@@ -4,6 +4,7 @@
  * nodes share told apart.
  */
 import { describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION } from '../../../src/probe/protocol.js';
 import { TEST_TOKEN as TOKEN } from '../../fixtures/registration.js';
 import { decode, membersOf, register, registry } from '../../fixtures/registry.js';
 
@@ -25,10 +26,10 @@ describe('Registry: who registered, who is missing', () => {
       expect.objectContaining({ registered: 1 }),
     ]);
     decode(r.answer(register(0), '203.0.113.11'));
-    // One line, each member a tuple: name, rank, interface, address, port, speed, port range.
+    // One line, each member a tuple: name, rank, interface, address, port, speed, port range, MTU.
     expect(decode(r.answer(register(1), '203.0.113.12'))).toEqual([
       {
-        v: 4,
+        v: PROTOCOL_VERSION,
         kind: 'roster',
         token: TOKEN,
         nodes: 3,
@@ -36,9 +37,9 @@ describe('Registry: who registered, who is missing', () => {
         late: false,
         sampled: false,
         members: [
-          ['node0', 0, 'ens3f0', '198.18.0.1', 40_000, 100_000, [32_768, 60_999]],
-          ['node1', 1, 'ens3f0', '198.18.0.2', 40_001, 100_000, [32_768, 60_999]],
-          ['node2', 2, 'ens3f0', '198.18.0.3', 40_002, 100_000, [32_768, 60_999]],
+          ['node0', 0, 'ens3f0', '198.18.0.1', 40_000, 100_000, [32_768, 60_999], 1_500],
+          ['node1', 1, 'ens3f0', '198.18.0.2', 40_001, 100_000, [32_768, 60_999], 1_500],
+          ['node2', 2, 'ens3f0', '198.18.0.3', 40_002, 100_000, [32_768, 60_999], 1_500],
         ],
       },
     ]);
