@@ -22,6 +22,7 @@ import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
+import { parseNcclLog } from '../device/nccl-log.js';
 import { CHECKOUT, inRoot } from './debian-root.js';
 import type { Lab } from './netns.js';
 
@@ -98,7 +99,7 @@ function wireEnd(): string {
  * root's ~/.nccl.conf for this call, or none.
  */
 export async function ncclBootstrap(
-  lab: Lab,
+  lab: Pick<Lab, 'ns'>,
   host: string,
   root: string,
   env: Readonly<Record<string, string>>,
@@ -216,12 +217,10 @@ const PROBE = [
 
 /** NCCL's verdict from its log; throws when the log has neither line (NCCL did not get that far). */
 export function parseBootstrapLine(log: string): Bind {
-  // ncclSocketToString prints getnameinfo's host: a link-local IPv6 address carries its %zone.
-  const using = /NCCL INFO Bootstrap ?: Using ([^:\s]+):(\S+?)(?:%[^<\s]+)?<\d+>/.exec(log);
-  if (using?.[1] !== undefined && using[2] !== undefined) {
-    return { interface: using[1], address: using[2] };
-  }
-  if (/NCCL WARN Bootstrap ?: no socket interface found/.test(log)) return null;
+  const { bootstrap, warnings } = parseNcclLog(log);
+  if (bootstrap !== null) return bootstrap;
+  if (warnings.some((warning) => /^Bootstrap ?: no socket interface found/.test(warning)))
+    return null;
   throw new Error(`NCCL printed no bootstrap interface:\n${log}`);
 }
 
