@@ -2,11 +2,11 @@
  * SPEC "The stack" through the real CLI: explain shows the torch and the
  * NCCL the launcher will run, and they decide torchrun's reading and NCCL's
  * rules. The installations are laid out in a temporary folder as pip lays
- * out a venv with the torch and nvidia-nccl-cu12 wheels (their RECORD file
- * lists: torch/version.py, nvidia/nccl/lib/libnccl.so.2 as a plain file, the
- * nvidia_nccl_cu12-X.Y.Z.dist-info folder; wheels cannot be installed here),
- * its python a link to this machine's /usr/bin/python3. Nothing is imported:
- * explain reads files, and the launcher never runs.
+ * out a venv with the torch and nvidia-nccl-cu12 or -cu13 wheels (their
+ * RECORD file lists: torch/version.py, nvidia/nccl/lib/libnccl.so.2 as a
+ * plain file, the nvidia_nccl_cuNN-X.Y.Z.dist-info folder; wheels cannot be
+ * installed here), its python a link to this machine's /usr/bin/python3.
+ * Nothing is imported: explain reads files, and the launcher never runs.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,26 +19,39 @@ const bin = fileURLToPath(new URL('../../bin/nccl-run', import.meta.url));
 const top = mkdtempSync(join(tmpdir(), 'explain-stack-'));
 afterAll(() => rmSync(top, { recursive: true, force: true }));
 
-/** A venv holding torch `torch` and, when given, the NCCL wheel `nccl`; returns its torchrun. */
-function venv(name: string, torch: string, nccl: string | null): string {
-  const prefix = join(top, name);
-  const site = join(prefix, 'lib/python3.11/site-packages');
+interface VenvSpec {
+  torch: string;
+  /** The nvidia-nccl-cuNN wheel's version; null for none. */
+  nccl: string | null;
+  /** Its CUDA major: nvidia-nccl-cu12 or -cu13. */
+  cuda?: 12 | 13;
+  /** Python X.Y.Z, as pyvenv.cfg states it. */
+  python?: string;
+  /** The interpreter's name in bin/, which torchrun's #! line names. */
+  interpreter?: string;
+}
+
+/** A venv at `path` (under the temporary folder) as pip lays it out; returns its torchrun. */
+function venv(path: string, spec: VenvSpec): string {
+  const { torch, nccl, cuda = 12, python = '3.11.2', interpreter = 'python' } = spec;
+  const prefix = join(top, path);
+  const site = join(prefix, `lib/python${python.split('.').slice(0, 2).join('.')}/site-packages`);
   const files: Record<string, string> = {
-    'pyvenv.cfg': 'home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n',
-    'bin/torchrun': `#!${prefix}/bin/python\nimport sys\nfrom torch.distributed.run import main\n`,
+    'pyvenv.cfg': `home = /usr/bin\ninclude-system-site-packages = false\nversion = ${python}\n`,
+    'bin/torchrun': `#!${prefix}/bin/${interpreter}\nimport sys\nfrom torch.distributed.run import main\n`,
     [`${site}/torch/__init__.py`]: '',
     [`${site}/torch/version.py`]: `__version__ = '${torch}'\n`,
   };
   if (nccl !== null) {
     files[`${site}/nvidia/nccl/lib/libnccl.so.2`] = 'ELF';
-    files[`${site}/nvidia_nccl_cu12-${nccl}.dist-info/METADATA`] = `Version: ${nccl}\n`;
+    files[`${site}/nvidia_nccl_cu${cuda}-${nccl}.dist-info/METADATA`] = `Version: ${nccl}\n`;
   }
-  for (const [path, text] of Object.entries(files)) {
-    const file = path.startsWith('/') ? path : join(prefix, path);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, text);
+  for (const [file, text] of Object.entries(files)) {
+    const at = file.startsWith('/') ? file : join(prefix, file);
+    mkdirSync(dirname(at), { recursive: true });
+    writeFileSync(at, text);
   }
-  symlinkSync('/usr/bin/python3', join(prefix, 'bin/python'));
+  symlinkSync('/usr/bin/python3', join(prefix, 'bin', interpreter));
   return join(prefix, 'bin/torchrun');
 }
 
@@ -57,7 +70,7 @@ async function explain(torchrun: string, args: string[]) {
   expect(result.exitCode, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as {
     torch: { version: string | null; source: string };
-    nccl: { version: string | null; source: string; rules: string };
+    nccl: { version: string | null; source: string; library: string | null; rules: string };
     job: { rdzvBackend: string };
     master: unknown;
     warnings: string[];
@@ -65,7 +78,7 @@ async function explain(torchrun: string, args: string[]) {
 }
 
 it("a venv's torch 2.14 and its wheel's NCCL 2.29: versions, sources, rules, 2.14's reading", async () => {
-  const torchrun = venv('t214', '2.14.1+cu130', '2.29.7');
+  const torchrun = venv('t214', { torch: '2.14.1+cu130', nccl: '2.29.7' });
   const plan = await explain(torchrun, [
     '--log-line-prefix-template',
     '[{rank}]',
@@ -88,7 +101,7 @@ it("a venv's torch 2.14 and its wheel's NCCL 2.29: versions, sources, rules, 2.1
 });
 
 it("torch 2.6 with the wheel's NCCL 2.21.5: the 2.19-2.27 rules, 2.6's static default", async () => {
-  const torchrun = venv('t26', '2.6.0+cu124', '2.21.5');
+  const torchrun = venv('t26', { torch: '2.6.0+cu124', nccl: '2.21.5' });
   const plan = await explain(torchrun, ['--nnodes=1', 'train.py']);
   expect(plan.torch.version).toBe('2.6.0+cu124');
   expect(plan.nccl).toMatchObject({ version: '2.21.5', rules: '2.19-2.27' });
@@ -99,4 +112,27 @@ it("torch 2.6 with the wheel's NCCL 2.21.5: the 2.19-2.27 rules, 2.6's static de
   expect(older.warnings).toContainEqual(
     expect.stringMatching(/^torch 2\.6\.0\+cu124's torchrun has no --log-line-prefix-template/),
   );
+});
+
+// The GPU check's machine (issue 31, test/device/gpu-check.sh): torch 2.11 in
+// the venv /opt/torch/.venv on Python 3.12, with the nvidia-nccl-cu13 wheel
+// torch 2.11.0's wheel pins (Requires-Dist nvidia-nccl-cu13==2.28.9; the
+// "13.0" row of PyTorch's .github/scripts/generate_binary_build_matrix.py).
+it("the GPU machine's venv: torch 2.11 and the nvidia-nccl-cu13 wheel's NCCL 2.28.9", async () => {
+  const torchrun = venv('opt/torch/.venv', {
+    torch: '2.11.0+cu130',
+    nccl: '2.28.9',
+    cuda: 13,
+    python: '3.12.3',
+    interpreter: 'python3',
+  });
+  const site = join(top, 'opt/torch/.venv/lib/python3.12/site-packages');
+  const plan = await explain(torchrun, ['--nnodes=1', 'train.py']);
+  expect(plan.torch).toEqual({ version: '2.11.0+cu130', source: join(site, 'torch/version.py') });
+  expect(plan.nccl).toMatchObject({
+    version: '2.28.9',
+    source: join(site, 'nvidia_nccl_cu13-2.28.9.dist-info'),
+    library: join(site, 'nvidia/nccl/lib/libnccl.so.2'),
+    rules: '2.28+',
+  });
 });
