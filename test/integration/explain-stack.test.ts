@@ -40,7 +40,7 @@ async function explain(torchrun: string, args: string[]) {
   expect(result.exitCode, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as {
     torch: { version: string | null; source: string };
-    nccl: { version: string | null; source: string; rules: string };
+    nccl: { version: string | null; source: string; library: string | null; rules: string };
     job: { rdzvBackend: string };
     master: unknown;
     warnings: string[];
@@ -92,4 +92,29 @@ it("torch 2.6 with the wheel's NCCL 2.21.5: the 2.19-2.27 rules, 2.6's static de
   expect(older.stderr).toMatch(
     /torchrun argument --log-line-prefix-template: torch 2\.6\.0\+cu124's torchrun has no such option and would stop at it with \\?"unrecognized arguments/,
   );
+});
+
+// The GPU check's machine (issue 31, test/device/gpu-check.sh): torch 2.11 in
+// the venv /opt/torch/.venv on Python 3.12, with the nvidia-nccl-cu13 wheel
+// torch 2.11.0's wheel pins (Requires-Dist nvidia-nccl-cu13==2.28.9; the
+// "13.0" row of PyTorch's .github/scripts/generate_binary_build_matrix.py).
+it("the GPU machine's venv: torch 2.11 and the nvidia-nccl-cu13 wheel's NCCL 2.28.9", async () => {
+  const torchrun = venv('opt/torch/.venv', '2.11.0+cu130', '2.28.9', {
+    cuda: 13,
+    python: '3.12.3',
+    interpreter: 'python3',
+  });
+  const site = join(top, 'opt/torch/.venv/lib/python3.12/site-packages');
+  const plan = await explain(torchrun, ['--nnodes=1', 'train.py']);
+  expect(plan.torch).toMatchObject({
+    version: '2.11.0+cu130',
+    source: join(site, 'torch/version.py'),
+    known: 'read',
+  });
+  expect(plan.nccl).toMatchObject({
+    version: '2.28.9',
+    source: join(site, 'nvidia_nccl_cu13-2.28.9.dist-info'),
+    library: join(site, 'nvidia/nccl/lib/libnccl.so.2'),
+    rules: '2.28+',
+  });
 });

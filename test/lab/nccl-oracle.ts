@@ -101,7 +101,7 @@ function wireEnd(): string {
  * none.
  */
 export async function ncclBootstrap(
-  lab: Lab,
+  lab: Pick<Lab, 'ns'>,
   host: string,
   root: string,
   nccl: string,
