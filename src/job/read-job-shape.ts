@@ -34,7 +34,15 @@ export function readJobShape(
   cluster: ClusterInfo | null,
   table: TorchrunTable = UNION_TABLE,
 ): JobShape {
-  const args = parseTorchrunArgs(torchrunArgv, table);
+  return jobShapeOf(parseTorchrunArgs(torchrunArgv, table), env, cluster);
+}
+
+/** The same, from torchrun's argv already parsed (the plan parses it once, for its refusals too). */
+export function jobShapeOf(
+  args: TorchrunArgs,
+  env: NodeJS.ProcessEnv,
+  cluster: ClusterInfo | null,
+): JobShape {
   checkTorchrunEnvironment(args, env);
 
   const standalone = torchrunFlag(args, env, 'standalone');

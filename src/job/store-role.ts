@@ -20,7 +20,7 @@ import { isIP } from 'node:net';
 import { UnresolvableMasterError } from '../errors.js';
 import type { Family, HostFacts } from '../host/host-facts.js';
 import { familyOf, interfaceHolding, isLoopbackAddress } from '../host/ip-address.js';
-import { NEWEST_TORCH, releaseFor } from '../torch/release-for.js';
+import { NEWEST_TORCH, rulesFor } from '../torch/release-for.js';
 import { TORCH_RELEASES, type TorchRelease } from '../torch/releases.js';
 import {
   hostsStore,
@@ -136,7 +136,7 @@ export function c10dStoreHostWarning(
   const match = matchesMachineHostname(endpoint, endpointAddresses, machine);
   // An unknown torch is judged by the newest record's rule; the plan's one
   // warning for an unknown torch names what an older one would do.
-  const release = releaseFor(torch) ?? NEWEST_TORCH;
+  const release = rulesFor(torch);
   if (hostsStore(match, release)) return null;
   const byAddress = rulesLabel(TORCH_RELEASES.filter((r) => r.storeHostByAddress));
   const fix = 'add --rdzv-conf is_host=1 on this node';

@@ -12,7 +12,7 @@ import { settingError } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import { picksPort, portZeroElsewhere } from '../job/port-zero.js';
-import { readJobShape } from '../job/read-job-shape.js';
+import { jobShapeOf } from '../job/read-job-shape.js';
 import { isSingleNode } from '../job/single-node.js';
 import { storeHostQuestion, storeRole } from '../job/store-role.js';
 import type { Logger } from '../log.js';
@@ -116,13 +116,11 @@ async function readInputs(
   const torchrun = torchrunTable(stack.torch.version, stack.torch.entry);
 
   // 2. The job's shape, as that torchrun will see it; what it would certainly refuse, refused first.
-  const refusal = certainRefusal(
-    parseTorchrunArgs(torchrunArgv, torchrun),
-    stack.torch.version ?? '',
-  );
+  const args = parseTorchrunArgs(torchrunArgv, torchrun);
+  const refusal = certainRefusal(args, stack.torch.version ?? '');
   if (refusal !== null) throw refusal;
   const cluster = detectCluster(options.cluster, settings.env);
-  const job = readJobShape(torchrunArgv, settings.env, cluster, torchrun);
+  const job = jobShapeOf(args, settings.env, cluster);
   progress.job = job;
 
   // 3. This host and the names the job resolves.

@@ -9,7 +9,7 @@
  */
 import type { ClusterInfo } from '../cluster/scheduler.js';
 import type { JobShape } from '../job/job-shape.js';
-import { readJobShape } from '../job/read-job-shape.js';
+import { jobShapeOf } from '../job/read-job-shape.js';
 import { NEWEST_TORCH } from '../torch/release-for.js';
 import { TORCH_RELEASES, type TorchRelease } from '../torch/releases.js';
 import { hostsStore, type StoreHostMatch } from '../torch/store-host-rule.js';
@@ -59,11 +59,11 @@ export function unknownTorchWarning(input: UnknownTorchInput): string | null {
 
 /** What a torch of `release` makes of the argv: its refusal, or the job it would run. */
 function readingOf(input: UnknownTorchInput, release: TorchRelease): string {
-  const table = torchrunTable(`${release.version}.0`, input.entry);
-  const refusal = certainRefusal(parseTorchrunArgs(input.argv, table), release.version);
+  const args = parseTorchrunArgs(input.argv, torchrunTable(`${release.version}.0`, input.entry));
+  const refusal = certainRefusal(args, release.version);
   if (refusal !== null) return `would refuse the command (${refusal.message})`;
   try {
-    return jobText(readJobShape(input.argv, input.env, input.cluster, table));
+    return jobText(jobShapeOf(args, input.env, input.cluster));
   } catch (error) {
     return `would refuse it (${(error as Error).message})`;
   }
