@@ -9,7 +9,7 @@ import { createLogger, type Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
 import { type Settled, settleOptions } from '../options/settle-options.js';
 import { makePlan, type Plan } from '../plan/plan.js';
-import { findingText } from '../plan/readiness-needs.js';
+import { findingText } from '../readiness/finding.js';
 import type { TorchrunArgs } from '../torch/torchrun-args.js';
 import type { FailureLog } from './report-failure.js';
 import type { SplitArgv } from './split-argv.js';

@@ -28,6 +28,8 @@ import { attemptBudgetMs, backoffDelayMs, PROGRESS_EVERY_MS } from '../reach/bac
 import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
 import { endpointText } from '../reach/endpoint.js';
 import type { ReachError } from '../reach/reach-error.js';
+import { findingText } from '../readiness/finding.js';
+import { compareMtus } from '../readiness/mtu.js';
 import { formatRate, streamTo } from './bandwidth.js';
 import type { InboundLog } from './inbound-log.js';
 
@@ -444,19 +446,15 @@ function mtuPair(self: Member, other: Member): string {
 
 /**
  * SPEC "Readiness": the chosen interfaces' MTUs compared across the nodes
- * this one meshes with; a node that differs from this one is named, with
- * both values. Frames above the smaller MTU may be dropped on the way.
+ * this one meshes with (readiness/mtu.ts), a mismatch a warning naming them.
  */
 function mtuMismatch({ self, members, interfaceName }: MeshOptions): string[] {
   if (self.mtu === null) return [];
-  const differ = members.filter((member) => member.mtu !== null && member.mtu !== self.mtu);
-  if (differ.length === 0) return [];
-  const named = differ.slice(0, 8).map((member) => `${member.name} ${member.mtu}`);
-  const more = differ.length > 8 ? ` and ${differ.length - 8} more` : '';
-  const smallest = Math.min(self.mtu, ...differ.map((member) => member.mtu as number));
-  return [
-    `mtu: ${interfaceName} has MTU ${self.mtu} on ${self.name}, but ${named.join(', ')}${more}: frames above ${smallest} may be dropped on the way, which stalls NCCL's large transfers while the rendezvous passes; give every node's interface the MTU the network carries (ip link set dev ${interfaceName} mtu ${smallest}, or the CNI's or Docker's "mtu")`,
-  ];
+  const peers = members.flatMap((member) =>
+    member === self || member.mtu === null ? [] : [{ node: member.name, mtu: member.mtu }],
+  );
+  const verdict = compareMtus(interfaceName, self.mtu, peers);
+  return verdict.level === 'ok' ? [] : [findingText({ check: 'mtu', ...verdict })];
 }
 
 /** SPEC --min-bandwidth: below it fails; without it, far below the link's speed warns. */

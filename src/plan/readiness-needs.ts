@@ -10,7 +10,7 @@ import type { HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { CheckName } from '../readiness/check-names.js';
-import type { Finding } from '../readiness/finding.js';
+import { type Finding, findingText } from '../readiness/finding.js';
 import type { ReadinessNeeds } from '../readiness/needs.js';
 import type { NodeReadiness } from '../readiness/node-readiness.js';
 import { readiness } from '../readiness/readiness.js';
@@ -69,7 +69,6 @@ export function readinessNeeds(input: NeedsInput): ReadinessNeeds {
         : input.routesToMaster
             .filter((route) => route.type === 'unicast')
             .map((route) => ({ address: route.destination, interface: route.interface })),
-      peerMtus: [],
     },
   };
 }
@@ -91,9 +90,4 @@ export function assessReadiness(
             `this node is not ready for the job: ${refused.map(findingText).join('; ')}`,
           ),
   };
-}
-
-/** One finding in a line: the check, its evidence, and the fix. */
-export function findingText(finding: Finding): string {
-  return `${finding.check}: ${finding.evidence}${finding.fix === null ? '' : `; fix: ${finding.fix}`}`;
 }

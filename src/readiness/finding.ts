@@ -26,6 +26,11 @@ export interface Finding {
 /** A check's own verdict, before readiness() names its check. */
 export type Verdict = Omit<Finding, 'check' | 'ok' | 'skipped'>;
 
+/** One finding in a line: the check, its evidence, and the fix. */
+export function findingText(finding: Pick<Finding, 'check' | 'evidence' | 'fix'>): string {
+  return `${finding.check}: ${finding.evidence}${finding.fix === null ? '' : `; fix: ${finding.fix}`}`;
+}
+
 export const passed = (evidence: string): Verdict => ({ level: 'ok', evidence, fix: null });
 
 export const mayFail = (evidence: string, fix: string): Verdict => ({

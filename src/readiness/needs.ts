@@ -37,7 +37,5 @@ export interface ReadinessNeeds {
     otherInterfaces: readonly string[];
     /** Addresses the job's traffic comes from that the plan knows (the master's), and the interface this host routes to each through; null: no route. */
     routesBack: readonly { address: string; interface: string | null }[];
-    /** Other nodes' MTUs on their chosen interfaces, where their registrations carry them (--verify peers). */
-    peerMtus: readonly { node: string; mtu: number }[];
   } | null;
 }

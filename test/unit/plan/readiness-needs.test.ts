@@ -52,7 +52,6 @@ describe('readinessNeeds', () => {
       family: 'ipv4',
       otherInterfaces: ['eth0'],
       routesBack: [{ address: '198.18.2.1', interface: 'eth0' }],
-      peerMtus: [],
     });
     expect(needsOf().nprocPerNode).toBe('8');
   });

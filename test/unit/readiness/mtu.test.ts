@@ -1,15 +1,19 @@
-/** The MTU check: a node's own MTU passes; nodes that disagree are a warning naming them. */
+/**
+ * The MTU check: a node's own MTU passes; nodes that disagree (compared by
+ * the mesh, from the roster) are a warning naming them.
+ */
 import { describe, expect, it } from 'vitest';
+import { compareMtus } from '../../../src/readiness/mtu.js';
 import { findingOf, jobNeeds, nodeFacts } from '../../fixtures/readiness.js';
 
-const network = (peerMtus: { node: string; mtu: number }[]) =>
+const network = () =>
   jobNeeds({
-    network: { interface: 'ens3f0', family: 'ipv4', otherInterfaces: [], routesBack: [], peerMtus },
+    network: { interface: 'ens3f0', family: 'ipv4', otherInterfaces: [], routesBack: [] },
   });
 
 describe('mtu', () => {
   it('passes a node alone, saying --verify peers compares them', () => {
-    expect(findingOf('mtu', network([]), nodeFacts())).toMatchObject({
+    expect(findingOf('mtu', network(), nodeFacts())).toMatchObject({
       level: 'ok',
       evidence: 'ens3f0 has MTU 9000 (compared across nodes by --verify peers)',
     });
@@ -20,20 +24,16 @@ describe('mtu', () => {
       { node: 'node02', mtu: 9000 },
       { node: 'node03', mtu: 9000 },
     ];
-    expect(findingOf('mtu', network(peers), nodeFacts()).evidence).toBe(
+    expect(compareMtus('ens3f0', 9000, peers).evidence).toBe(
       'ens3f0 has MTU 9000, as on the 2 other nodes',
     );
   });
 
   it('warns of nodes that disagree, naming each and the smaller MTU', () => {
-    const finding = findingOf(
-      'mtu',
-      network([
-        { node: 'node02', mtu: 9000 },
-        { node: 'node03', mtu: 1500 },
-      ]),
-      nodeFacts(),
-    );
+    const finding = compareMtus('ens3f0', 9000, [
+      { node: 'node02', mtu: 9000 },
+      { node: 'node03', mtu: 1500 },
+    ]);
     expect(finding).toMatchObject({
       level: 'warning',
       evidence:
@@ -42,11 +42,18 @@ describe('mtu', () => {
     expect(finding.fix).toMatch(/ip link set dev ens3f0 mtu 1500.*ping -M do -s 1472 PEER$/);
   });
 
+  it('names eight nodes that disagree, then counts the rest', () => {
+    const peers = Array.from({ length: 11 }, (_, i) => ({ node: `node${i}`, mtu: 1500 }));
+    expect(compareMtus('ens3f0', 9000, peers).evidence).toMatch(
+      /but node0 has 1500, .*node7 has 1500 and 3 more: frames above 1500/,
+    );
+  });
+
   it('passes what it cannot read, saying so', () => {
     const node = nodeFacts({
       network: { interface: 'ib0', mtu: null, vendor: null, rpFilter: { all: 0, interface: 0 } },
     });
-    expect(findingOf('mtu', network([]), node).evidence).toBe(
+    expect(findingOf('mtu', network(), node).evidence).toBe(
       'the MTU of ib0 could not be read (/sys/class/net/ib0/mtu)',
     );
     expect(

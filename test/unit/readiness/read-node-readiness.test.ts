@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { compareMtus } from '../../../src/readiness/mtu.js';
 import type { NodeReadiness } from '../../../src/readiness/node-readiness.js';
 import { readNodeReadiness } from '../../../src/readiness/read-node-readiness.js';
 import { readiness } from '../../../src/readiness/readiness.js';
@@ -282,16 +283,10 @@ tier('the reader in network namespaces (real MTUs and rp_filter)', netnsUnavaila
     const [a, b] = [await read('a', 'ens3f0'), await read('b', 'eth0')];
     expect(a.network?.mtu).toBe(9000);
     expect(b.network?.mtu).toBe(1500);
-    const needs = jobNeeds({
-      network: {
-        interface: 'ens3f0',
-        family: 'ipv4',
-        otherInterfaces: [],
-        routesBack: [],
-        peerMtus: [{ node: 'b', mtu: b.network?.mtu ?? 0 }],
-      },
-    });
-    expect(readiness(needs, a).find((f) => f.check === 'mtu')).toMatchObject({
+    // What the mesh does with the roster's MTUs (peers/mesh.ts).
+    expect(
+      compareMtus('ens3f0', a.network?.mtu ?? 0, [{ node: 'b', mtu: b.network?.mtu ?? 0 }]),
+    ).toMatchObject({
       level: 'warning',
       evidence: expect.stringMatching(/^ens3f0 has MTU 9000, but b has 1500: frames above 1500/),
     });

@@ -25,7 +25,7 @@ const needs = (
   family: 'ipv4' | 'ipv6' = 'ipv4',
 ): ReadinessNeeds =>
   jobNeeds({
-    network: { interface: 'ens3f0', family, otherInterfaces, routesBack, peerMtus: [] },
+    network: { interface: 'ens3f0', family, otherInterfaces, routesBack },
   });
 const rp = (all: number | null, iface: number | null) =>
   nodeFacts({
@@ -145,7 +145,6 @@ tier('rp_filter on a real kernel (network namespaces)', netnsUnavailable, () => 
         family: 'ipv4',
         otherInterfaces: ['m0'],
         routesBack: [{ address: '198.18.30.2', interface: back }],
-        peerMtus: [],
       },
     });
     return findingOf('rp-filter', needs, JSON.parse(String(stdout)) as NodeReadiness);
