@@ -52,7 +52,7 @@ export function explainJson(plan: Plan) {
     },
     unmanaged: plan.unmanaged,
     transport: transportJson(plan.transport),
-    readiness: readinessJson(plan),
+    readiness: plan.readiness.findings,
     verify: plan.verify,
     probe: probeJson(plan.meeting),
   };
@@ -98,21 +98,11 @@ export function checkJson(plan: Plan, report: VerifyReport | null) {
   return {
     decision: decisionJson(plan.decision),
     ...shown,
+    // A node refused as not ready has failed its check, whatever the network said.
+    ok: shown.ok && plan.readiness.refused === null,
     warnings: [...plan.variables.warnings, ...shown.warnings],
-    readiness: readinessJson(plan),
+    readiness: plan.readiness.findings,
   };
-}
-
-/** SPEC "Readiness": one object per check, in the order they run. */
-function readinessJson(plan: Plan) {
-  return plan.readiness.findings.map(({ check, ok, level, evidence, fix, skipped }) => ({
-    check,
-    ok,
-    level,
-    evidence,
-    fix,
-    skipped,
-  }));
 }
 
 /** The Readiness section: each check's level and evidence, and the fix under it. */

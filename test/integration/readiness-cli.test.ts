@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { tier } from '../lab/tier.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/nccl-run');
@@ -22,7 +23,7 @@ const mountsUnavailable =
     : 'a mount namespace with its own /dev/shm needs root (CI runs as root)';
 
 /** nccl-run (`command`, '' for the launch) in a mount namespace where /dev/shm is a read-only tmpfs. */
-async function onReadOnlyShm(command: '' | 'explain', args: string[]) {
+async function onReadOnlyShm(command: '' | 'explain' | 'check', args: string[]) {
   const cwd = mkdtempSync(join(tmpdir(), 'nccl-run-readiness-'));
   const report = join(cwd, 'report.json');
   const result = await execa(
@@ -54,7 +55,7 @@ async function onReadOnlyShm(command: '' | 'explain', args: string[]) {
 
 const JOB = ['--nnodes=1', '--nproc_per_node=2', 'train.py'];
 
-describe.skipIf(mountsUnavailable !== null)('readiness through the CLI', () => {
+tier('readiness through the CLI', mountsUnavailable, () => {
   it('two local ranks and no writable /dev/shm: run is 78 before the launch, naming the check, its evidence and the fix', async () => {
     const result = await onReadOnlyShm('', JOB);
     expect(result.exitCode).toBe(78);
@@ -66,6 +67,17 @@ describe.skipIf(mountsUnavailable !== null)('readiness through the CLI', () => {
       /^this node is not ready for the job: shm: \/dev\/shm cannot be written \(EROFS\): .* 2 local ranks \(--nproc-per-node 2\); fix: /,
     );
     expect(result.launched).toBe(false);
+  });
+
+  it('check --json says so too: the readiness array with the refused check, and ok false', async () => {
+    const checked = await onReadOnlyShm('check', ['--json', ...JOB]);
+    expect(checked.exitCode).toBe(78);
+    const report = JSON.parse(checked.stdout) as {
+      ok: boolean;
+      readiness: { check: string; level: string }[];
+    };
+    expect(report.ok).toBe(false);
+    expect(report.readiness[0]).toMatchObject({ check: 'shm', level: 'refused' });
   });
 
   it('--skip-check shm lets it start, and explain lists the check as skipped', async () => {

@@ -14,7 +14,10 @@ export async function checkCommand(job: JobContext): Promise<number> {
   // SPEC --require-transport: the commands that verify check it, before any wait.
   if (plan.transport.unmet !== null) throw plan.transport.unmet;
   // SPEC "Readiness": a node that will certainly fail the job is refused before any wait.
-  if (plan.readiness.refused !== null) throw plan.readiness.refused;
+  if (plan.readiness.refused !== null) {
+    if (json) process.stdout.write(`${JSON.stringify(checkJson(plan, null), null, 2)}\n`);
+    throw plan.readiness.refused;
+  }
   try {
     const report = await verifyPlan(plan, job.options, job.logger);
     if (json) process.stdout.write(`${JSON.stringify(checkJson(plan, report), null, 2)}\n`);
