@@ -88,10 +88,11 @@ function inner(
   outer: Unwrapped,
   words: readonly string[],
   shown: string,
-  change: { root?: string; env?: Env; clears?: boolean } = {},
+  /** clears: the wrapper as named where it starts its command with a clean environment. */
+  change: { root?: string; env?: Env; clears?: string | null } = {},
 ): Unwrapping {
   const via = [...outer.via, shown];
-  const clears = change.clears === true ? shown : outer.clears;
+  const clears = change.clears ?? outer.clears;
   if (words.length === 0) return { unreadable: `${shown} runs no command`, via, clears };
   return {
     words: [...words],
@@ -133,7 +134,10 @@ function viaEnv(outer: Unwrapped, args: readonly string[]): Unwrapping {
     const equals = arg.indexOf('=');
     env[arg.slice(0, equals)] = arg.slice(equals + 1);
   }
-  return inner(outer, args.slice(index), clears ? 'env -i' : 'env', { env, clears });
+  return inner(outer, args.slice(index), clears ? 'env -i' : 'env', {
+    env,
+    clears: clears ? 'env -i' : null,
+  });
 }
 
 /** The options of `conda run` that take a value; the rest are flags. */
@@ -322,7 +326,7 @@ function viaPixi(outer: Unwrapped, args: readonly string[], cwd: string): Unwrap
     outer,
     args.slice(index),
     `pixi run${clears ? ' --clean-env' : ''}${environment === 'default' ? '' : ` -e ${environment}`}`,
-    { env: activated(outer.env, prefix), clears },
+    { env: activated(outer.env, prefix), clears: clears ? 'pixi run --clean-env' : null },
   );
 }
 
@@ -442,13 +446,11 @@ function viaApptainer(outer: Unwrapped, tool: string, args: readonly string[]): 
     outer.env.SINGULARITYENV_PATH ??
     imagePath(sandbox) ??
     CONTAINER_PATH;
-  return {
-    ...inner(outer, args.slice(index + 1), shown, {
-      root: resolve(sandbox),
-      env: { ...base, PATH: containerPath },
-    }),
+  return inner(outer, args.slice(index + 1), shown, {
+    root: resolve(sandbox),
+    env: { ...base, PATH: containerPath },
     clears,
-  };
+  });
 }
 
 /** The PATH an image built from Docker's sets (/.singularity.d/env/10-docker2singularity.sh). */
