@@ -474,23 +474,35 @@ const stop = () => {
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
 
+/**
+ * Two nodes, x on 198.18.N.0/24 and y on 198.18.N+1.0/24, and a router r
+ * between them that forwards: x's ens3f0 to r's left, r's right to y's ens3f0.
+ */
+function routedPair(n: number) {
+  return { X: `198.18.${n}.1`, Y: `198.18.${n + 1}.1`, ROUTER_RIGHT: `198.18.${n + 1}.254` };
+}
+
+async function buildRoutedPair(lab: Lab, n: number): Promise<void> {
+  const { X, Y, ROUTER_RIGHT } = routedPair(n);
+  const routerLeft = `198.18.${n}.254`;
+  for (const host of ['x', 'r', 'y']) await lab.host(host);
+  await lab.link('x', 'ens3f0', 'r', 'left');
+  await lab.link('r', 'right', 'y', 'ens3f0');
+  await lab.addr('x', 'ens3f0', `${X}/24`);
+  await lab.addr('r', 'left', `${routerLeft}/24`);
+  await lab.addr('r', 'right', `${ROUTER_RIGHT}/24`);
+  await lab.addr('y', 'ens3f0', `${Y}/24`);
+  await lab.ip('x', 'route', 'add', `198.18.${n + 1}.0/24`, 'via', routerLeft);
+  await lab.ip('y', 'route', 'add', `198.18.${n}.0/24`, 'via', ROUTER_RIGHT);
+  await lab.exec('r', 'sysctl', ['-qw', 'net.ipv4.ip_forward=1'], { timeout: 10_000 });
+}
+
 tier('verify peers through a masquerading router', netnsUnavailable, () => {
   const lab = new Lab('vn');
-  const X = '198.18.40.1';
-  const Y = '198.18.41.1';
-  const ROUTER_RIGHT = '198.18.41.254';
+  const { X, Y, ROUTER_RIGHT } = routedPair(40);
 
   beforeAll(async () => {
-    for (const host of ['x', 'r', 'y']) await lab.host(host);
-    await lab.link('x', 'ens3f0', 'r', 'left');
-    await lab.link('r', 'right', 'y', 'ens3f0');
-    await lab.addr('x', 'ens3f0', `${X}/24`);
-    await lab.addr('r', 'left', '198.18.40.254/24');
-    await lab.addr('r', 'right', `${ROUTER_RIGHT}/24`);
-    await lab.addr('y', 'ens3f0', `${Y}/24`);
-    await lab.ip('x', 'route', 'add', '198.18.41.0/24', 'via', '198.18.40.254');
-    await lab.ip('y', 'route', 'add', '198.18.40.0/24', 'via', ROUTER_RIGHT);
-    await lab.exec('r', 'sysctl', ['-qw', 'net.ipv4.ip_forward=1'], { timeout: 10_000 });
+    await buildRoutedPair(lab, 40);
     // Only traffic leaving towards y is rewritten: x → y arrives from the router's address.
     await iptables(lab, 'r', '-t', 'nat', '-A', 'POSTROUTING', '-o', 'right', '-j', 'MASQUERADE');
   });
@@ -562,20 +574,10 @@ tier('verify peers through a masquerading router', netnsUnavailable, () => {
  */
 tier('verify peers across an MTU black hole', netnsUnavailable, () => {
   const lab = new Lab('vm');
-  const X = '198.18.42.1';
-  const Y = '198.18.43.1';
+  const { X } = routedPair(42);
 
   beforeAll(async () => {
-    for (const host of ['x', 'r', 'y']) await lab.host(host);
-    await lab.link('x', 'ens3f0', 'r', 'left');
-    await lab.link('r', 'right', 'y', 'ens3f0');
-    await lab.addr('x', 'ens3f0', `${X}/24`);
-    await lab.addr('r', 'left', '198.18.42.254/24');
-    await lab.addr('r', 'right', '198.18.43.254/24');
-    await lab.addr('y', 'ens3f0', `${Y}/24`);
-    await lab.ip('x', 'route', 'add', '198.18.43.0/24', 'via', '198.18.42.254');
-    await lab.ip('y', 'route', 'add', '198.18.42.0/24', 'via', '198.18.43.254');
-    await lab.exec('r', 'sysctl', ['-qw', 'net.ipv4.ip_forward=1'], { timeout: 10_000 });
+    await buildRoutedPair(lab, 42);
     // The router's own "fragmentation needed" never leaves it: path-MTU discovery fails.
     await iptables(
       lab,
