@@ -44,6 +44,11 @@ export interface TorchStack {
   readonly torchrun: readonly string[];
   /** What the lab's torchrun needs in its environment (torch 2.6: the libuv workaround). */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * The options it needs before any other: `--redirects 1 --tee 1` works
+   * around torchrun 1.13's Python 3.11 crash at worker start (LAB.md).
+   */
+  readonly options: readonly string[];
 }
 
 const stacks = new Map<TorchVersion, TorchStack | { unavailable: string }>();
@@ -65,6 +70,7 @@ function stackOrReason(version: TorchVersion): TorchStack | { unavailable: strin
             // LAB WORKAROUND (debian-root.ts torch26Env): Debian's torch 2.6
             // and 2.14 are built without libuv; torch 1.13 predates libuv stores.
             env: version === '1.13' ? {} : torch26Env,
+            options: version === '1.13' ? ['--redirects', '1', '--tee', '1'] : [],
           };
   }
   stacks.set(version, found);
@@ -135,8 +141,7 @@ export interface AllreduceReport {
  * The spellings of one torch's torchrun: 1.13 knows only the underscore
  * ones (`--node_rank`), 2.x both; the 2.6 jobs use the dash ones, which are
  * what its documentation and users write, so nccl-run reads both against a
- * real torchrun. `--redirects 1 --tee 1` works around torchrun 1.13's
- * Python 3.11 crash at worker start (LAB.md); 2.6 needs no workaround.
+ * real torchrun.
  */
 const SPELLING: Record<TorchVersion, (dest: string) => string> = {
   '1.13': (dest) => `--${dest}`,
@@ -150,7 +155,7 @@ export function torchrunArgs(lab: TwoNodeLab, node: NodeName, job: JobSpec): str
   const host = job.endpointHost ?? lab.a.dataAddress;
   const common = [
     ...[option('nnodes'), '2', option('nproc_per_node'), '1'],
-    ...(job.torch === '1.13' ? ['--redirects', '1', '--tee', '1'] : []),
+    ...torchStack(job.torch).options,
   ];
   const rendezvous =
     job.rendezvous === 'static'
