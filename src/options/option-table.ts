@@ -224,6 +224,14 @@ export const OPTIONS = {
     describe: "Address family; auto follows the master's address, else IPv4",
     default: 'auto',
   }),
+  'network-status': optional({
+    type: 'string',
+    group: 'Interface',
+    describe:
+      "Kubernetes: the pod's annotations as the downward API mounts them; the network Multus attached beside the pod network is the data network",
+    schema: path,
+    shownDefault: 'none',
+  }),
   facts: optional({
     type: 'string',
     group: 'Interface',

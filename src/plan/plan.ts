@@ -137,8 +137,10 @@ async function readInputs(
     master: master && { host: master.host, addresses: host.masterOfFamily },
     singleNode: isSingleNode(job, master?.addresses ?? [], facts),
     routesToMaster: host.routesToMaster,
+    networkStatus: null,
     agreement: null,
   };
+  context.networkStatus = await networkStatusFor(settled, context, logger);
 
   const elsewhere = portZeroElsewhere(job, context.singleNode);
   if (elsewhere !== null) throw elsewhere;
@@ -185,6 +187,38 @@ async function readInputs(
               : matchesMachineHostname(question.endpoint, master?.addresses ?? [], host.machine),
         });
   return { settings, stack, torchrun, job, host, context, verify, role, meeting, unknownTorch };
+}
+
+/**
+ * --network-status, read only where `multus` will be asked: it is in the
+ * chain, no strategy before it decides first (an --iface or a kept
+ * NCCL_SOCKET_IFNAME, a single-node job), and the file was given. A pod
+ * whose networks are requested but not yet reported waits for kubelet to
+ * refresh the file, up to --verify-timeout (cluster/multus-network-status.ts).
+ */
+async function networkStatusFor(
+  { options }: Settled,
+  context: ResolveContext,
+  logger: Logger,
+): Promise<ResolveContext['networkStatus']> {
+  const at = options.strategy.indexOf('multus');
+  if (options.networkStatus === null || at < 0) return null;
+  const before = options.strategy.slice(0, at);
+  const explicit =
+    context.explicitInterfaces.length > 0 || context.userNcclIfname !== null ? 'explicit' : null;
+  if (
+    (explicit !== null && before.includes(explicit)) ||
+    (context.singleNode && before.includes('local'))
+  )
+    return null;
+  const { readNetworkStatus } = await import('../cluster/multus-network-status.js');
+  return readNetworkStatus(options.networkStatus, {
+    waitMs: options.verifyTimeout,
+    onWait: (request) =>
+      logger.info(
+        `waiting up to ${Math.round(options.verifyTimeout / 1000)} s for Multus' network-status in ${options.networkStatus}: the pod asks for ${request ?? 'networks'}, and kubelet writes their status into the file after the pod starts`,
+      ),
+  });
 }
 
 /**

@@ -4,12 +4,21 @@
  * skips with a reason, or stops the chain as fatal.
  */
 
+import type { NetworkStatus } from '../cluster/multus-network-status.js';
 import type { Family, HostFacts, RouteAnswer } from '../host/host-facts.js';
 import type { NcclRules } from '../nccl/nccl-pick.js';
 import type { Origin } from '../origin.js';
 import type { Agreement } from './agreement.js';
 
-export const STRATEGY_NAMES = ['explicit', 'local', 'subnet', 'route', 'speed', 'agree'] as const;
+export const STRATEGY_NAMES = [
+  'explicit',
+  'local',
+  'multus',
+  'subnet',
+  'route',
+  'speed',
+  'agree',
+] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
 /** An exclude rule (SPEC --exclude): a name prefix, an exact name (=eth1) or a CIDR block. */
@@ -41,6 +50,8 @@ export interface ResolveContext {
   singleNode: boolean;
   /** The kernel's routes to each master address (empty when no master or no route). */
   routesToMaster: RouteAnswer[];
+  /** `multus`: what --network-status said; null without it, or when no strategy before multus needs it read. */
+  networkStatus: NetworkStatus | null;
   /** SPEC `agree`: what every node published before the chain ran; null when agree is not in it. */
   agreement: Agreement | null;
 }

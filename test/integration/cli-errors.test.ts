@@ -83,7 +83,7 @@ const rows: [string, string[], Record<string, string>, number, RegExp][] = [
     ['--strategy', 'fastest', 'train.py'],
     {},
     64,
-    /unknown strategy 'fastest'; valid: explicit, local, subnet, route, speed/,
+    /unknown strategy 'fastest'; valid: explicit, local, multus, subnet, route, speed, agree/,
   ],
   [
     'a malformed CIDR exclude',

@@ -50,6 +50,9 @@ const DOCKER = '198.19.0.1/16';
 // The master behind a router: its subnet and the node's are different.
 const FAR_MASTER = '198.18.31.1';
 const V6_MASTER = '2001:db8:30::1';
+// A Kubernetes pod: the master pod on the pod network, net1 the Multus network.
+const POD_MASTER = '198.18.33.1';
+const POD_NET1 = '198.18.34.2';
 
 /** Every namespace's resolver: files first, then a DNS server that is its own loopback. */
 const NSSWITCH = 'hosts: files dns\n';
@@ -115,6 +118,15 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
     await lab.link('p', 'ib-data', 'q', 'data6');
     await lab.addr('p', 'ib-data', `${V6_MASTER}/64`);
     await lab.addr('q', 'data6', '2001:db8:30::2/64');
+    // k: a pod with Multus' second network. Its pod network eth0 holds the
+    // master pod's subnet (where the Service name resolves); net1 is the fast one.
+    await host('k');
+    await host('km');
+    await lab.link('k', 'eth0', 'km', 'eth0');
+    await lab.addr('k', 'eth0', '198.18.33.2/24');
+    await lab.addr('km', 'eth0', `${POD_MASTER}/24`);
+    await lab.link('k', 'net1', 'km', 'net1');
+    await lab.addr('k', 'net1', `${POD_NET1}/24`);
   });
 
   afterAll(async () => {
@@ -235,12 +247,13 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
     expect(onN.trace.map((step) => [step.strategy, step.outcome])).toEqual([
       ['explicit', 'skipped'],
       ['local', 'skipped'],
+      ['multus', 'skipped'],
       ['subnet', 'skipped'],
       ['route', 'picked'],
     ]);
-    expect(onN.trace[2]?.reason).toContain(FAR_MASTER);
+    expect(onN.trace[3]?.reason).toContain(FAR_MASTER);
     // The kernel's answer, gateway included, not a guess from the interface list.
-    expect(onN.trace[3]?.reason).toContain('198.18.32.254');
+    expect(onN.trace[4]?.reason).toContain('198.18.32.254');
     expect(onN.env.NCCL_SOCKET_IFNAME).toBe('=data0');
     // Control: without the route, the fallback would have taken the management network.
     const bySpeed = await explain('n', ['--strategy', 'speed', ...job(1, FAR_MASTER)]);
@@ -378,5 +391,68 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
     const launched = await launch('b', ['--log-format', 'json', ...job(1, 'trainer-9')]);
     expect(launched.exitCode).toBe(68);
     expect(launched.report).toBeUndefined();
+  });
+
+  it("takes Multus' second network over the pod network the master is on, by its network-status", async () => {
+    const status = join(cwd, 'annotations');
+    const networks = [
+      { name: 'k8s-pod-network', interface: 'eth0', ips: ['198.18.33.2'], default: true },
+      { name: 'default/data-net', interface: 'net1', ips: [POD_NET1] },
+    ];
+    // As kubelet writes metadata.annotations: key="value", %q-quoted (JSON's quoting for ASCII).
+    writeFileSync(
+      status,
+      [
+        `k8s.v1.cni.cncf.io/network-status=${JSON.stringify(JSON.stringify(networks, null, 4))}`,
+        'k8s.v1.cni.cncf.io/networks="data-net"',
+      ].join('\n'),
+    );
+    const without = await explain('k', job(1, POD_MASTER));
+    expect(without.decision).toMatchObject({ interface: 'eth0', strategy: 'subnet' });
+
+    const onK = await explain('k', ['--network-status', status, ...job(1, POD_MASTER)]);
+    expect(onK.decision).toMatchObject({
+      interface: 'net1',
+      address: POD_NET1,
+      strategy: 'multus',
+      reason: `Multus attached net1 (default/data-net, ${POD_NET1}) as a secondary network: the data network, not the pod network eth0`,
+    });
+    expect(onK.env).toMatchObject({ NCCL_SOCKET_IFNAME: '=net1', GLOO_SOCKET_IFNAME: 'net1' });
+  });
+
+  it('waits for the status of networks the pod asked for, then goes on without them, saying so', async () => {
+    const status = join(cwd, 'annotations-pending');
+    writeFileSync(status, 'k8s.v1.cni.cncf.io/networks="data-net"\n');
+    const run = await ncclRun('k', [
+      'explain',
+      '--json',
+      '--log-format',
+      'json',
+      '--verify-timeout',
+      '1500ms',
+      '--network-status',
+      status,
+      ...job(1, POD_MASTER),
+    ]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      `waiting up to 2 s for Multus' network-status in ${status}: the pod asks for data-net`,
+    );
+    const explained = JSON.parse(run.stdout) as Explained;
+    expect(explained.decision).toMatchObject({ interface: 'eth0', strategy: 'subnet' });
+    expect(explained.trace.find((entry) => entry.strategy === 'multus')?.reason).toMatch(
+      /still had no k8s\.v1\.cni\.cncf\.io\/network-status after 2 s \(the pod asks for data-net\)/,
+    );
+  });
+
+  it('refuses a --network-status file that cannot be read (78), before anything starts', async () => {
+    const run = await launch('k', [
+      '--network-status',
+      join(cwd, 'no-such-file'),
+      ...job(1, POD_MASTER),
+    ]);
+    expect(run.exitCode).toBe(78);
+    expect(run.stderr).toMatch(/--network-status .*no-such-file cannot be read \(ENOENT\)/);
+    expect(run.report).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import type { Strategy, StrategyName } from '../decision.js';
 import { agree } from './agree.js';
 import { explicit } from './explicit.js';
 import { local } from './local.js';
+import { multus } from './multus.js';
 import { route } from './route.js';
 import { speed } from './speed.js';
 import { subnet } from './subnet.js';
@@ -10,6 +11,7 @@ import { subnet } from './subnet.js';
 export const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = {
   explicit,
   local,
+  multus,
   subnet,
   route,
   speed,
@@ -18,7 +20,8 @@ export const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = {
 
 /**
  * The default chain (SPEC --strategy): what the user said beats everything;
- * a single-node job stays on loopback; then the network the master is on,
+ * a single-node job stays on loopback; a pod's second network, where Multus
+ * attached one (--network-status); then the network the master is on,
  * then the kernel's route to it, and only with no master to go by the
  * fastest interface. Once one picks, the later ones are not consulted.
  * `agree` is opt-in: it makes every node wait for every other before the
@@ -27,6 +30,7 @@ export const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = {
 export const DEFAULT_CHAIN: readonly StrategyName[] = [
   'explicit',
   'local',
+  'multus',
   'subnet',
   'route',
   'speed',

@@ -18,7 +18,7 @@ describe('settleOptions: precedence flag > environment > env file > default', ()
     const { options } = settle([]);
     expect(options).toMatchObject({
       iface: [],
-      strategy: ['explicit', 'local', 'subnet', 'route', 'speed'],
+      strategy: ['explicit', 'local', 'multus', 'subnet', 'route', 'speed'],
       family: 'auto',
       verify: 'master',
       verifyTimeout: 60_000,
@@ -97,7 +97,7 @@ describe('settleOptions: precedence flag > environment > env file > default', ()
 const badFlags: [string[], RegExp][] = [
   [
     ['--strategy', 'explicit,fastest'],
-    /^--strategy: bad value 'explicit,fastest': unknown strategy 'fastest'; valid: explicit, local, subnet, route, speed, agree$/,
+    /^--strategy: bad value 'explicit,fastest': unknown strategy 'fastest'; valid: explicit, local, multus, subnet, route, speed, agree$/,
   ],
   [['--strategy', 'route,route'], /strategy 'route' is listed twice/],
   [['--verify', 'all'], /^--verify: bad value 'all': expected one of none, local, master, peers$/],
@@ -236,6 +236,7 @@ const sample: Record<keyof typeof OPTIONS, string> = {
   exclude: '=eth1',
   'no-default-excludes': 'yes',
   family: 'ipv6',
+  'network-status': '/etc/podinfo/annotations',
   facts: 'facts.json',
   verify: 'peers',
   'verify-timeout': '2m',

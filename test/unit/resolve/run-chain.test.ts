@@ -59,7 +59,7 @@ describe('the default chain', () => {
       'eno1',
       '198.18.4.21',
       'subnet',
-      'explicit:skipped local:skipped subnet:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:picked',
     ],
     [
       'Docker host, nothing known',
@@ -68,7 +68,7 @@ describe('the default chain', () => {
       'eno1',
       '198.18.4.21',
       'speed',
-      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:skipped route:skipped speed:picked',
     ],
     [
       'InfiniBand node, master on the fabric',
@@ -77,7 +77,7 @@ describe('the default chain', () => {
       'ib0',
       '198.18.32.17',
       'subnet',
-      'explicit:skipped local:skipped subnet:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:picked',
     ],
     [
       'InfiniBand node, single-node job',
@@ -99,7 +99,7 @@ describe('the default chain', () => {
       'eth0',
       '203.0.113.17',
       'route',
-      'explicit:skipped local:skipped subnet:skipped route:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:skipped route:picked',
     ],
     [
       // bond0 also matches bond0.2973, the master's network: Gloo gets that one (NCCL binds bond0).
@@ -118,7 +118,7 @@ describe('the default chain', () => {
       'ens5',
       '198.18.20.13',
       'subnet',
-      'explicit:skipped local:skipped subnet:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:picked',
     ],
     [
       'Kubernetes node with 1,000 interfaces, nothing known',
@@ -127,7 +127,7 @@ describe('the default chain', () => {
       'ens5',
       '198.18.20.13',
       'speed',
-      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:skipped route:skipped speed:picked',
     ],
     [
       'Multus pod, master pod on another node',
@@ -140,7 +140,30 @@ describe('the default chain', () => {
       'eth0',
       '10.244.5.17',
       'route',
-      'explicit:skipped local:skipped subnet:skipped route:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:skipped route:picked',
+    ],
+    [
+      'Multus pod, master pod on another node, with its network-status: net1, not the pod network',
+      'multus-pod',
+      {
+        ...master(
+          'pytorchjob-llm-master-0',
+          ['10.244.1.5'],
+          [via('10.244.1.5', 'eth0', '10.244.5.17', '10.244.5.1')],
+        ),
+        networkStatus: {
+          file: '/etc/podinfo/annotations',
+          kind: 'attached',
+          networks: [
+            { name: 'k8s-pod-network', interface: 'eth0', ips: ['10.244.5.17'], default: true },
+            { name: 'default/roce', interface: 'net1', ips: ['198.18.40.17'], default: false },
+          ],
+        },
+      },
+      'net1',
+      '198.18.40.17',
+      'multus',
+      'explicit:skipped local:skipped multus:picked',
     ],
     [
       'Multus pod, no master known: the RoCE VF',
@@ -149,7 +172,7 @@ describe('the default chain', () => {
       'net1',
       '198.18.40.17',
       'speed',
-      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:skipped route:skipped speed:picked',
     ],
     [
       'IPv6-only node',
@@ -158,7 +181,7 @@ describe('the default chain', () => {
       'ens3',
       '2001:db8:0:12::3',
       'subnet',
-      'explicit:skipped local:skipped subnet:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:picked',
     ],
     [
       'tailscale host without default excludes: the route wins',
@@ -170,7 +193,7 @@ describe('the default chain', () => {
       'tailscale0',
       '100.101.102.103',
       'route',
-      'explicit:skipped local:skipped subnet:skipped route:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:skipped route:picked',
     ],
     [
       'master node, MASTER_ADDR its own address',
@@ -191,7 +214,7 @@ describe('the default chain', () => {
       'ens3f0',
       '198.18.60.10',
       'subnet',
-      'explicit:skipped local:skipped subnet:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:picked',
     ],
     [
       'hostname on 127.0.1.1, two nodes',
@@ -212,7 +235,7 @@ describe('the default chain', () => {
       'enp6s0',
       '198.18.70.4',
       'speed',
-      'explicit:skipped local:skipped subnet:skipped route:skipped speed:picked',
+      'explicit:skipped local:skipped multus:skipped subnet:skipped route:skipped speed:picked',
     ],
   ])('%s → %s', (_, fixture, context, iface, address, strategy, trace) => {
     const decision = runChain(DEFAULT_CHAIN, loadFacts(fixture), makeContext(context));
@@ -246,7 +269,7 @@ describe('when no interface can be chosen', () => {
     const error = failure('link-local-only', {});
     expect(error.exitCode).toBe(69);
     expect(error.message).toBe(
-      'no usable interface: none of the strategies explicit, local, subnet, route, speed picked one (interfaces and trace below)',
+      'no usable interface: none of the strategies explicit, local, multus, subnet, route, speed picked one (interfaces and trace below)',
     );
     expect(error.details).toEqual([
       'interfaces:',
@@ -257,6 +280,7 @@ describe('when no interface can be chosen', () => {
       'trace:',
       '  explicit  skipped  no --iface given and no NCCL_SOCKET_IFNAME to keep',
       '  local     skipped  the job is not single-node (not --standalone, and more than one node or a master on another host)',
+      '  multus    skipped  no --network-status file',
       '  subnet    skipped  no master address known',
       '  route     skipped  no master address known',
       '  speed     skipped  no usable IPv4 interface (1 loopback, 1 link-local only, 1 no IPv4 address)',

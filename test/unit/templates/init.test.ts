@@ -108,10 +108,27 @@ describe('k8s', () => {
       expect(container.resources.limits['nvidia.com/gpu']).toBe(8);
       expect(container.command).toEqual(['/usr/bin/tini', '--', 'nccl-run']);
       expect(splitArgv(container.args)).toMatchObject({
-        flags: { verify: 'master', 'verify-timeout': '5m' },
+        flags: {
+          verify: 'master',
+          'verify-timeout': '5m',
+          'network-status': '/etc/podinfo/annotations',
+        },
         torchrun: ['train.py'],
       });
-      expect(pod.volumes).toEqual([{ name: 'dshm', emptyDir: { medium: 'Memory' } }]);
+      expect(pod.volumes).toEqual([
+        { name: 'dshm', emptyDir: { medium: 'Memory' } },
+        {
+          name: 'podinfo',
+          downwardAPI: {
+            items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }],
+          },
+        },
+      ]);
+      expect(container.volumeMounts).toContainEqual({
+        name: 'podinfo',
+        mountPath: '/etc/podinfo',
+        readOnly: true,
+      });
     },
   );
 });
@@ -180,7 +197,7 @@ describe('env', () => {
     writeFileSync(join(dir, 'nccl-run.env'), text);
     const { options, envFileExtras } = settleOptions({}, {}, dir, NOT_A_TERMINAL);
     expect(options).toMatchObject({
-      strategy: ['explicit', 'local', 'subnet', 'route', 'speed'],
+      strategy: ['explicit', 'local', 'multus', 'subnet', 'route', 'speed'],
       verify: 'master',
       verifyTimeout: 60_000,
       cluster: 'auto',
