@@ -1,0 +1,366 @@
+/**
+ * Pod YAML for real (shared/LAB.md "Kubernetes Pod YAML (podman)"): Debian
+ * 12's podman 4.3 with netavark and aardvark-dns runs `podman kube play` in
+ * a network namespace of the tier's own, so every bridge, veth, firewall
+ * rule and DNS server netavark makes lives there, and nothing a pod runs can
+ * reach beyond it (the namespace has no route out; the pod networks are
+ * `--internal`).
+ *
+ * Every podman command enters the namespace with `nsenter --net`, not `ip
+ * netns exec`: the latter remounts /sys, which hides the cgroup hierarchies,
+ * and runc then fails with "no cgroup mount found in mountinfo". podman
+ * reaches the namespace's links through netlink, so /sys need not show them;
+ * only the byte counters of the bridges are read through `ip -n`.
+ *
+ * Its configuration is the tier's own, through CONTAINERS_CONF and
+ * CONTAINERS_STORAGE_CONF: the sandbox drops CAP_SYS_RESOURCE, so podman's
+ * default rlimits fail (`crun: setrlimit RLIMIT_NPROC: Operation not
+ * permitted`) and `default_ulimits` sets ones this process may set; crun
+ * 1.8 refuses the hybrid cgroup hierarchy, so runc with cgroupfs, and the
+ * events go to a file (no journald). Networks, run state and volumes are in
+ * a folder of this run; the image store (graphroot) is in the lab cache
+ * ($NCCL_RUN_LAB_CACHE/podman), so the imported image is reused between
+ * runs. netavark keeps aardvark-dns' state in /run/containers/networks
+ * whatever the configuration says, so one tier at a time uses podman
+ * (a flock on the cache's podman.lock, held while the lab lives).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Options as ExecaOptions, execa } from 'execa';
+import { CHECKOUT } from './debian-root.js';
+import { DOCKER_CLI, DockerEngine, LAB_CACHE } from './docker-engine.js';
+import { buildTrainImage, nodeImage, pytorchImage, TRAIN_IMAGE } from './docker-images.js';
+import { netnsUnavailable } from './netns.js';
+
+const PODMAN = '/usr/bin/podman';
+const DOCKER_DEBS = join(CHECKOUT, 'test', 'lab', 'docker-debs.sh');
+/** What `podman kube play` needs beside podman, on Debian 12. */
+const HELPERS = {
+  '/usr/lib/podman/netavark': 'netavark',
+  '/usr/lib/podman/aardvark-dns': 'aardvark-dns',
+  '/usr/bin/runc': 'runc',
+  '/usr/bin/catatonit': 'catatonit',
+  '/usr/bin/nsenter': 'util-linux',
+} as const;
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why podman cannot run pods here, or null. */
+export const podmanUnavailable: string | null =
+  netnsUnavailable ??
+  (!executable(PODMAN)
+    ? `${PODMAN} is missing (apt-get install podman netavark aardvark-dns catatonit runc; .ci/run installs them)`
+    : (Object.entries(HELPERS)
+        .filter(([path]) => !executable(path))
+        .map(([path, pkg]) => `${path} is missing (apt-get install ${pkg})`)[0] ?? null));
+
+/** The rlimits pods get: CAP_SYS_RESOURCE is dropped here, so none above what this process has. */
+const ULIMITS = ['nofile=20000:20000', 'nproc=32768:32768'];
+
+export class PodmanLab {
+  /** The network namespace podman runs in: the "node" every pod runs on. */
+  readonly namespace: string;
+  private readonly runDir: string;
+  private lock: ChildProcess | undefined;
+
+  private constructor() {
+    this.namespace = `k8s${process.pid}`;
+    // conmon's attach sockets live under the run root: keep its path short.
+    this.runDir = mkdtempSync(join(tmpdir(), 'ncr-podman-'));
+  }
+
+  /** Takes the cache's lock (waiting for another run), makes the namespace and the configuration. */
+  static async start(): Promise<PodmanLab> {
+    const lab = new PodmanLab();
+    try {
+      await lab.boot();
+    } catch (error) {
+      await lab.stop();
+      throw error;
+    }
+    return lab;
+  }
+
+  private async boot(): Promise<void> {
+    const cache = join(LAB_CACHE, 'podman');
+    mkdirSync(cache, { recursive: true });
+    // The lock lasts as long as this `flock … cat`: until stop(), or until
+    // this process dies and cat reads the end of its stdin.
+    const lock = spawn('flock', [join(LAB_CACHE, 'podman.lock'), 'sh', '-c', 'echo; exec cat'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    this.lock = lock;
+    await new Promise<void>((resolve, reject) => {
+      lock.stdout?.once('data', () => resolve());
+      lock.once('exit', (code) => reject(new Error(`flock on podman.lock exited (${code})`)));
+    });
+    const dir = (name: string) => {
+      const path = join(this.runDir, name);
+      mkdirSync(path, { recursive: true });
+      return path;
+    };
+    writeFileSync(
+      this.containersConf,
+      [
+        '[containers]',
+        `default_ulimits = ${JSON.stringify(ULIMITS)}`,
+        '[network]',
+        'network_backend = "netavark"',
+        `network_config_dir = "${dir('networks')}"`,
+        '[engine]',
+        'runtime = "runc"',
+        'cgroup_manager = "cgroupfs"',
+        'events_logger = "file"',
+        `events_logfile_path = "${join(this.runDir, 'events.log')}"`,
+        `tmp_dir = "${dir('tmp')}"`,
+        `volume_path = "${dir('volumes')}"`,
+        `static_dir = "${join(cache, 'libpod')}"`,
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      this.storageConf,
+      [
+        '[storage]',
+        'driver = "overlay"',
+        `graphroot = "${join(cache, 'storage')}"`,
+        `runroot = "${dir('run')}"`,
+        '',
+      ].join('\n'),
+    );
+    await execa('ip', ['netns', 'add', this.namespace]);
+    await execa('ip', ['-n', this.namespace, 'link', 'set', 'lo', 'up']);
+    // What a run that died left in the cached store: its containers' layers.
+    await this.podman(['rm', '--all', '--force'], { reject: false });
+  }
+
+  private get containersConf(): string {
+    return join(this.runDir, 'containers.conf');
+  }
+
+  private get storageConf(): string {
+    return join(this.runDir, 'storage.conf');
+  }
+
+  /** The environment of every podman call: this lab's configuration and nothing else. */
+  get env(): Record<string, string> {
+    return {
+      PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+      HOME: process.env.HOME ?? '/root',
+      CONTAINERS_CONF: this.containersConf,
+      CONTAINERS_STORAGE_CONF: this.storageConf,
+    };
+  }
+
+  /** `podman ARGS` in the lab's namespace. */
+  podman(args: readonly string[], options: ExecaOptions = {}) {
+    return execa('nsenter', [`--net=/run/netns/${this.namespace}`, PODMAN, ...args], {
+      env: this.env,
+      extendEnv: false,
+      ...options,
+    });
+  }
+
+  /** argv of a shell pipeline stage that is this lab's podman (for `docker save | podman load`). */
+  podmanArgv(args: readonly string[]): string[] {
+    return ['nsenter', `--net=/run/netns/${this.namespace}`, PODMAN, ...args];
+  }
+
+  /** Runs a command in the lab's namespace (the node's network, where the bridges are). */
+  inNamespace(command: string, args: readonly string[], options: ExecaOptions = {}) {
+    return execa('ip', ['netns', 'exec', this.namespace, command, ...args], options);
+  }
+
+  /** The links of the lab's namespace, by name. */
+  async links(): Promise<string[]> {
+    const { stdout } = await execa('ip', ['-n', this.namespace, '-j', 'link', 'show']);
+    return (JSON.parse(stdout) as { ifname: string }[]).map((link) => link.ifname);
+  }
+
+  /** A podman network: an internal bridge (no way out) on the given subnet, with or without DNS. */
+  async network(name: string, subnet: string, { dns }: { dns: boolean }): Promise<string> {
+    await this.podman([
+      'network',
+      'create',
+      '--internal',
+      '--subnet',
+      subnet,
+      ...(dns ? [] : ['--disable-dns']),
+      name,
+    ]);
+    const { stdout } = await this.podman([
+      'network',
+      'inspect',
+      '--format',
+      '{{.NetworkInterface}}',
+      name,
+    ]);
+    return String(stdout).trim();
+  }
+
+  /** Bytes that crossed a bridge of the namespace (its own rx + tx counters). */
+  async bridgeBytes(bridge: string): Promise<number> {
+    const { stdout } = await this.inNamespace('cat', [
+      `/sys/class/net/${bridge}/statistics/rx_bytes`,
+      `/sys/class/net/${bridge}/statistics/tx_bytes`,
+    ]);
+    return String(stdout)
+      .split('\n')
+      .filter(Boolean)
+      .reduce((sum, line) => sum + Number(line), 0);
+  }
+
+  /** The pod's addresses, by network name, as podman inspect gives its infra container's. */
+  async podAddresses(pod: string): Promise<Record<string, string>> {
+    const { stdout: infra } = await this.podman([
+      'pod',
+      'inspect',
+      '--format',
+      '{{.InfraContainerID}}',
+      pod,
+    ]);
+    const { stdout } = await this.podman([
+      'inspect',
+      '--format',
+      '{{json .NetworkSettings.Networks}}',
+      String(infra).trim(),
+    ]);
+    const networks = JSON.parse(String(stdout)) as Record<string, { IPAddress: string }>;
+    return Object.fromEntries(
+      Object.entries(networks).map(([name, network]) => [name, network.IPAddress]),
+    );
+  }
+
+  /** Removes every pod, container and network, kills what is left in the namespace, removes it; safe to call twice. */
+  async stop(): Promise<void> {
+    if (this.lock !== undefined) {
+      await this.podman(['pod', 'rm', '--all', '--force', '--time', '0'], { reject: false });
+      await this.podman(['rm', '--all', '--force', '--time', '0'], { reject: false });
+      await this.podman(['network', 'prune', '--force'], { reject: false });
+      // aardvark-dns outlives its last network by a moment; conmon may too.
+      const { stdout } = await execa('ip', ['netns', 'pids', this.namespace], { reject: false });
+      for (const pid of String(stdout).split('\n').filter(Boolean)) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await execa('ip', ['netns', 'del', this.namespace], { reject: false });
+      this.lock.kill('SIGTERM');
+      this.lock = undefined;
+    }
+    rmSync(this.runDir, { recursive: true, force: true });
+  }
+}
+
+/** What goes into the Docker tier's image: the build's inputs in this checkout, and the tier's recipes. */
+const IMAGE_INPUTS = [
+  'Dockerfile.example',
+  'package.json',
+  'package-lock.json',
+  'scripts/bundle.js',
+  'src',
+  'bin',
+  'templates',
+  'test/lab/python',
+  'test/lab/docker-images.ts',
+  'test/lab/docker-debs.sh',
+];
+
+/** A hash of the image's inputs (file names and contents), the lab root and this machine's node. */
+async function imageKey(labRoot: string): Promise<string> {
+  const { stdout } = await execa(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', '-z', '--', ...IMAGE_INPUTS],
+    { cwd: CHECKOUT },
+  );
+  const digest = createHash('sha256').update(`${labRoot}\0${process.version}\0`);
+  for (const file of String(stdout).split('\0').filter(Boolean).sort()) {
+    try {
+      digest
+        .update(`${file}\0`)
+        .update(readFileSync(join(CHECKOUT, file)))
+        .update('\0');
+    } catch {
+      // listed but deleted in the work tree: its absence is part of the key
+    }
+  }
+  return digest.digest('hex').slice(0, 12);
+}
+
+/**
+ * The Docker tier's image (`nccl-run-train:latest`: Dockerfile.example on
+ * the Debian 13 lab root, torch 2.6, Node, tini) in the lab's store, tagged
+ * `localhost/nccl-run-lab/train:KEY` (KEY: imageKey) and also
+ * `nccl-run-train:latest`, the name the template gives. When the store lacks
+ * KEY, the Docker tier's helpers build it on a Docker engine of their own
+ * (cached in that engine's data root) and `docker save | podman load` moves
+ * it. Returns the keyed tag and whether it had to be made.
+ */
+export async function trainImage(
+  lab: PodmanLab,
+  labRoot: string,
+): Promise<{ tag: string; made: boolean }> {
+  const tag = `localhost/nccl-run-lab/train:${await imageKey(labRoot)}`;
+  let made = false;
+  if ((await lab.podman(['image', 'exists', tag], { reject: false })).exitCode !== 0) {
+    made = true;
+    const debs = execFileSync('bash', [DOCKER_DEBS, labRoot], { encoding: 'utf8' }).trim();
+    const engine = await DockerEngine.start(join(debs, 'cli-plugins'));
+    try {
+      const images = {
+        pytorch: await pytorchImage(engine, labRoot),
+        node: await nodeImage(engine),
+      };
+      await buildTrainImage(engine, images, debs);
+      await execa(
+        'bash',
+        [
+          '-c',
+          'set -o pipefail; "$1" save "$2" | "${@:3}"',
+          'bash',
+          DOCKER_CLI,
+          TRAIN_IMAGE,
+          ...lab.podmanArgv(['load', '--quiet']),
+        ],
+        { env: { ...engine.env, ...lab.env }, extendEnv: false },
+      );
+    } finally {
+      await engine.stop();
+    }
+    // podman load names docker save's `nccl-run-train:latest` localhost/nccl-run-train:latest.
+    await lab.podman(['tag', `localhost/${TRAIN_IMAGE}`, tag]);
+    // Earlier keys' images: the store keeps one.
+    const { stdout } = await lab.podman([
+      'images',
+      '--format',
+      '{{.Repository}}:{{.Tag}}',
+      'localhost/nccl-run-lab/train',
+    ]);
+    for (const old of String(stdout)
+      .split('\n')
+      .filter((name) => name && name !== tag))
+      await lab.podman(['rmi', '--force', old], { reject: false });
+  }
+  await lab.podman(['tag', tag, TRAIN_IMAGE]);
+  return { tag, made };
+}
