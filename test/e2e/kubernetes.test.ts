@@ -1,0 +1,412 @@
+/**
+ * Kubernetes for real, as far as this machine allows (issue 30): the
+ * PyTorchJob that `nccl-run init k8s` writes, expanded into the pods
+ * Kubeflow's training operator makes (test/lab/pytorchjob-pods.ts), run by
+ * `podman kube play` in a network namespace of the tier's own
+ * (test/lab/podman.ts), on the Docker tier's image (torch 2.6, Node, tini).
+ * No kube-apiserver, kubelet or Multus runs here; podman stands in for the
+ * kubelet and its CNI:
+ * - the pod network `podnet` (eth0, with DNS: the master's pod name resolves
+ *   there, as the operator's headless Service makes it) and a second,
+ *   "Multus" network `data`, attached as `net1` (podman's
+ *   `--network data:interface_name=net1`, which kube play honours);
+ * - the one fake: the downward-API file of the pod's annotations. kube play
+ *   refuses `downwardAPI` volumes and no Multus writes network-status, so
+ *   the test writes the file Multus and kubelet would, with the pods' real
+ *   addresses (podman inspect, after the pods start), into a hostPath
+ *   folder mounted where the template mounts the downward API volume. The
+ *   pods start before it is there, as they do on a cluster (kubelet
+ *   refreshes the file after Multus annotates the pod), and nccl-run waits
+ *   for it;
+ * - what the lab itself needs, set here and not in the template: 2
+ *   processes per pod, no nvidia.com/gpu, the fixture as train.py, the
+ *   image never pulled, restartPolicy Never (a failure must show, not be
+ *   retried), and KUBERNETES_SERVICE_HOST (a documentation address; a
+ *   kubelet sets it in every pod) so that `--cluster auto` finds Kubernetes.
+ *
+ * The trap, measured: the pod network is made slow (tbf on its bridge's
+ * ports), and a 2 pods × 2 processes Gloo all-reduce runs once with plain
+ * torchrun (its data crosses the pod network, where the master's name
+ * resolves) and once as the template runs it through nccl-run (net1). The
+ * bytes are counted on the bridges' ports: a bridge's own counters count
+ * only what the node itself sends or receives, not what it forwards.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { FIXTURES, fixture, readReport, waitForReport } from '../fixtures/fixture-report.js';
+import { CHECKOUT, labRoot } from '../lab/debian-root.js';
+import { dockerUnavailable } from '../lab/docker-engine.js';
+import { PodmanLab, podmanUnavailable, trainImage } from '../lab/podman.js';
+import {
+  expandPyTorchJob,
+  type JobPod,
+  type PyTorchJob,
+  parsePyTorchJob,
+  podYaml,
+} from '../lab/pytorchjob-pods.js';
+import { tier } from '../lab/tier.js';
+
+const NCCL_RUN = join(CHECKOUT, 'bin', 'nccl-run');
+
+const root = podmanUnavailable === null && dockerUnavailable === null ? labRoot('trixie') : null;
+const unavailable =
+  podmanUnavailable ??
+  // A cold image store builds the image on the Docker tier's engine.
+  dockerUnavailable ??
+  (root !== null && 'error' in root
+    ? root.error
+    : root?.path === '/'
+      ? "the image is the Docker tier's, made from the Debian 13 lab root, and this host is that root"
+      : null);
+
+const MB = 1_000_000;
+/** 2 all-reduces of 16 MB among 4 ranks, 2 per pod: far more than 16 MB cross between the pods. */
+const ALLREDUCE_FLOOR = 16 * MB;
+/** The rendezvous, the store, Gloo's connects and nccl-run's checks: well under a tenth of that. */
+const CONTROL_CEILING = 1.6 * MB;
+
+const POD_SUBNET = '198.18.1.0/24';
+const DATA_SUBNET = '198.18.2.0/24';
+/** The pod network's speed: slow enough to matter, fast enough for the control run. */
+const POD_NETWORK_RATE = '100mbit';
+const STATUS_KEY = 'k8s.v1.cni.cncf.io/network-status';
+
+/** Go's %q of a string with only printable ASCII: JSON's quoting, as kubelet's FormatMap writes it. */
+const goQuote = (text: string) => JSON.stringify(text);
+
+tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () => {
+  let lab: PodmanLab | undefined;
+  let job: PyTorchJob | undefined;
+  const bridges = { pod: '', data: '' };
+  const work = mkdtempSync(join(tmpdir(), 'ncr-k8s-'));
+  const removeOnSignal = new Map<NodeJS.Signals, () => void>();
+
+  beforeAll(async () => {
+    const started = performance.now();
+    lab = await PodmanLab.start();
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      const handler = () => {
+        void lab?.stop().finally(() => process.exit(1));
+      };
+      removeOnSignal.set(signal, handler);
+      process.on(signal, handler);
+    }
+    const image = await trainImage(lab, (root as { path: string }).path);
+    const imaged = performance.now();
+    bridges.pod = await lab.network('podnet', POD_SUBNET, { dns: true });
+    bridges.data = await lab.network('data', DATA_SUBNET, { dns: false });
+    const out = join(work, 'train.yaml');
+    await execa(NCCL_RUN, ['init', 'k8s', '--out', out]);
+    job = parsePyTorchJob(readFileSync(out, 'utf8'));
+    console.log(
+      `kubernetes tier: image ${image.made ? 'made' : 'reused'} in ${((imaged - started) / 1000).toFixed(1)} s (${image.tag})`,
+    );
+  }, 900_000);
+
+  afterAll(async () => {
+    for (const [signal, handler] of removeOnSignal) process.off(signal, handler);
+    await lab?.stop();
+    rmSync(work, { recursive: true, force: true });
+  }, 120_000);
+
+  const podman = (args: readonly string[], options = {}) =>
+    (lab as PodmanLab).podman(args, options);
+
+  /**
+   * The job's pods with what the lab needs (see the file's comment). `edit`
+   * changes the container of each pod after that (the command, the args).
+   */
+  function labPods(
+    name: string,
+    edit: (container: JobPod['manifest']['spec']['containers'][number], pod: JobPod) => void,
+    { workers = 1 }: { workers?: number } = {},
+  ): { pods: JobPod[]; dir: string } {
+    const dir = mkdtempSync(join(work, `${name}-`));
+    const labJob = structuredClone(job as PyTorchJob);
+    labJob.spec.nprocPerNode = '2';
+    const workerSpec = labJob.spec.pytorchReplicaSpecs.Worker;
+    if (workerSpec !== undefined) workerSpec.replicas = workers;
+    const pods = expandPyTorchJob(labJob);
+    for (const pod of pods) {
+      const { spec, metadata } = pod.manifest;
+      metadata.annotations = { ...metadata.annotations, 'k8s.v1.cni.cncf.io/networks': 'data' };
+      spec.restartPolicy = 'Never';
+      const podinfo = join(dir, `podinfo-${pod.name}`);
+      mkdirSync(podinfo);
+      // What kubelet writes before Multus has annotated the pod: the request only.
+      writeFileSync(join(podinfo, 'annotations'), `k8s.v1.cni.cncf.io/networks="data"\n`);
+      const volumes = (spec.volumes as { name: string; [key: string]: unknown }[]).map((volume) =>
+        volume.name === 'podinfo'
+          ? { name: 'podinfo', hostPath: { path: podinfo, type: 'Directory' } }
+          : volume,
+      );
+      spec.volumes = [
+        ...volumes,
+        { name: 'train', hostPath: { path: fixture('pytorchjob-train.py'), type: 'File' } },
+        { name: 'lab', hostPath: { path: dir, type: 'Directory' } },
+        { name: 'fixtures', hostPath: { path: FIXTURES, type: 'Directory' } },
+      ];
+      for (const container of spec.containers) {
+        container.imagePullPolicy = 'Never';
+        // podman 4.3 publishes every containerPort on the node (Kubernetes
+        // only documents it), so a second pod's 23456 would collide.
+        delete container.ports;
+        delete (container.resources as { limits: Record<string, unknown> }).limits[
+          'nvidia.com/gpu'
+        ];
+        container.env = [
+          ...(container.env ?? []),
+          { name: 'KUBERNETES_SERVICE_HOST', value: '192.0.2.1' },
+          { name: 'KUBERNETES_SERVICE_PORT', value: '443' },
+        ];
+        container.volumeMounts = [
+          ...(container.volumeMounts as object[]),
+          { name: 'train', mountPath: '/workspace/train.py', readOnly: true },
+          { name: 'lab', mountPath: '/lab' },
+          { name: 'fixtures', mountPath: '/fixtures', readOnly: true },
+        ];
+        edit(container, pod);
+      }
+    }
+    return { pods, dir };
+  }
+
+  /** `podman kube play` of one pod on both networks: podnet as eth0, data as net1. */
+  async function play(pod: JobPod, dir: string, extraDocs = ''): Promise<void> {
+    const file = join(dir, `${pod.name}.yaml`);
+    writeFileSync(file, `${extraDocs}${podYaml(pod)}`);
+    await podman([
+      'kube',
+      'play',
+      '--network',
+      'podnet',
+      '--network',
+      'data:interface_name=net1',
+      file,
+    ]);
+  }
+
+  /** Writes the network-status annotation Multus would, with the pod's real addresses, as kubelet does (a rename). */
+  async function annotate(pod: JobPod, dir: string): Promise<Record<string, string>> {
+    const addresses = await (lab as PodmanLab).podAddresses(pod.name);
+    const status = JSON.stringify([
+      { name: 'podnet', interface: 'eth0', ips: [addresses.podnet], default: true },
+      { name: 'default/data', interface: 'net1', ips: [addresses.data] },
+    ]);
+    const file = join(dir, `podinfo-${pod.name}`, 'annotations');
+    writeFileSync(
+      `${file}.new`,
+      `k8s.v1.cni.cncf.io/networks="data"\n${STATUS_KEY}=${goQuote(status)}\n`,
+    );
+    renameSync(`${file}.new`, file);
+    return addresses as Record<string, string>;
+  }
+
+  /** The ports of a bridge (the pods' veths on it, in the lab's namespace). */
+  async function ports(bridge: string): Promise<{ name: string; rx: number }[]> {
+    const { stdout } = await (lab as PodmanLab).inNamespace('ip', [
+      '-j',
+      '-s',
+      'link',
+      'show',
+      'master',
+      bridge,
+    ]);
+    return (
+      JSON.parse(String(stdout)) as { ifname: string; stats64: { rx: { bytes: number } } }[]
+    ).map((port) => ({ name: port.ifname, rx: port.stats64.rx.bytes }));
+  }
+
+  /** What the pods sent into a bridge: the sum of its ports' rx bytes. */
+  const sent = async (bridge: string) =>
+    (await ports(bridge)).reduce((sum, port) => sum + port.rx, 0);
+
+  const logsOf = async (pod: string) =>
+    String((await podman(['logs', `${pod}-pytorch`], { all: true, reject: false })).all ?? '');
+
+  const stateOf = async (pod: string) =>
+    String(
+      (
+        await podman(
+          ['inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', `${pod}-pytorch`],
+          {
+            reject: false,
+          },
+        )
+      ).stdout,
+    ).trim();
+
+  /** Waits until `done(logs)` holds for every pod; fails, with the logs, when a pod's container exits first. */
+  async function waitForLogs(
+    pods: readonly JobPod[],
+    done: (log: string) => boolean,
+    timeoutMs: number,
+  ): Promise<Map<string, string>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const logs = new Map<string, string>();
+      for (const pod of pods) logs.set(pod.name, await logsOf(pod.name));
+      if ([...logs.values()].every(done)) return logs;
+      for (const pod of pods) {
+        const state = await stateOf(pod.name);
+        if (
+          !done(logs.get(pod.name) ?? '') &&
+          (state.startsWith('exited') || Date.now() > deadline)
+        )
+          throw new Error(
+            `${pod.name} (${state}) did not get there:\n${[...logs].map(([name, log]) => `--- ${name}\n${log.slice(-3000)}`).join('\n')}`,
+          );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  /** The pods' container exit statuses, once they have exited. */
+  const exitStatuses = async (pods: readonly JobPod[]) =>
+    Promise.all(
+      pods.map(async (pod) =>
+        Number(String((await podman(['wait', `${pod.name}-pytorch`])).stdout).trim()),
+      ),
+    );
+
+  const removePods = (pods: readonly JobPod[]) =>
+    podman(['pod', 'rm', '--force', '--time', '0', ...pods.map((pod) => pod.name)], {
+      reject: false,
+    });
+
+  /**
+   * One run of the job: play both pods, slow the pod network down, let the
+   * job go (the network-status file for nccl-run, /lab/go for plain
+   * torchrun), wait for the 4 ranks' reports, count what crossed each
+   * network, release the ranks, collect the logs and statuses.
+   */
+  async function gloo(name: string, control: boolean) {
+    const { pods, dir } = labPods(name, (container) => {
+      if (control) {
+        // Plain torchrun in the same pods; it waits for the same moment as nccl-run (the file).
+        container.command = [
+          '/usr/bin/tini',
+          '--',
+          'sh',
+          '-c',
+          'until [ -e /lab/go ]; do sleep 0.1; done; exec torchrun "$@"',
+          'sh',
+        ];
+        container.args = ['train.py'];
+      }
+    });
+    try {
+      const played = performance.now();
+      for (const pod of pods) await play(pod, dir);
+      const addresses = new Map<string, Record<string, string>>();
+      for (const port of await ports(bridges.pod))
+        await (lab as PodmanLab).inNamespace('tc', [
+          'qdisc',
+          'add',
+          'dev',
+          port.name,
+          'root',
+          'tbf',
+          'rate',
+          POD_NETWORK_RATE,
+          'burst',
+          '64kb',
+          'latency',
+          '100ms',
+        ]);
+      // The operator's headless Service, as the worker resolves it.
+      const resolved = await podman([
+        'exec',
+        'train-worker-0-pytorch',
+        'getent',
+        'ahostsv4',
+        'train-master-0',
+      ]);
+      const links = {
+        lab: await (lab as PodmanLab).links(),
+        root: (
+          JSON.parse((await execa('ip', ['-j', 'link', 'show'])).stdout) as { ifname: string }[]
+        ).map((link) => link.ifname),
+        route: await (lab as PodmanLab).inNamespace('ip', ['route', 'get', '203.0.113.1'], {
+          reject: false,
+        }),
+      };
+      const before = { pod: await sent(bridges.pod), data: await sent(bridges.data) };
+      const go = performance.now();
+      for (const pod of pods) addresses.set(pod.name, await annotate(pod, dir));
+      writeFileSync(join(dir, 'go'), '');
+      const logs = await waitForLogs(
+        pods,
+        (log) => (log.match(/\{"trained": \d/g) ?? []).length === 2,
+        150_000,
+      );
+      const trained = performance.now();
+      const bytes = {
+        pod: (await sent(bridges.pod)) - before.pod,
+        data: (await sent(bridges.data)) - before.data,
+      };
+      writeFileSync(join(dir, 'release'), '');
+      const statuses = await exitStatuses(pods);
+      const finalLogs = new Map<string, string>();
+      for (const pod of pods) finalLogs.set(pod.name, await logsOf(pod.name));
+      const reports = [...[...logs.values()].join('\n').matchAll(/(\{"trained".*\})/g)].map(
+        (match) =>
+          JSON.parse(match[1] as string) as {
+            trained: number;
+            glooSocketIfname: string | null;
+            seconds: number;
+          },
+      );
+      console.log(
+        `kubernetes tier, ${control ? 'plain torchrun' : 'through nccl-run'}: play to go ${((go - played) / 1000).toFixed(1)} s, job ${((trained - go) / 1000).toFixed(1)} s, all-reduces ${Math.max(...reports.map((r) => r.seconds)).toFixed(2)} s; pod network ${(bytes.pod / MB).toFixed(2)} MB, data network ${(bytes.data / MB).toFixed(2)} MB`,
+      );
+      return {
+        bytes,
+        reports,
+        statuses,
+        logs: finalLogs,
+        addresses,
+        links,
+        masterResolves: String(resolved.stdout).split('\n')[0]?.split(/\s+/)[0],
+      };
+    } finally {
+      await removePods(pods);
+    }
+  }
+
+  it('plain torchrun in the pods: the master resolves on the pod network, and Gloo carries the data there', async () => {
+    const job = await gloo('control', true);
+    // netavark made its bridges in the tier's namespace, and nothing leads out of it.
+    expect(job.links.lab).toEqual(expect.arrayContaining([bridges.pod, bridges.data]));
+    expect(job.links.root).not.toContain(bridges.pod);
+    expect(job.links.root).not.toContain(bridges.data);
+    expect(job.links.route.exitCode).not.toBe(0);
+    expect(job.statuses).toEqual([0, 0]);
+    expect(job.masterResolves).toBe(job.addresses.get('train-master-0')?.podnet);
+    expect(job.reports.map((report) => report.glooSocketIfname)).toEqual([null, null, null, null]);
+    expect(job.bytes.pod).toBeGreaterThan(ALLREDUCE_FLOOR);
+    expect(job.bytes.data).toBeLessThan(CONTROL_CEILING);
+  });
+
+  it('through nccl-run as the template runs it: the multus strategy picks net1, and the data goes there', async () => {
+    const job = await gloo('nccl-run', false);
+    expect(job.statuses).toEqual([0, 0]);
+    expect(job.reports.map((report) => report.glooSocketIfname)).toEqual([
+      'net1',
+      'net1',
+      'net1',
+      'net1',
+    ]);
+    expect(job.bytes.data).toBeGreaterThan(ALLREDUCE_FLOOR);
+    expect(job.bytes.pod).toBeLessThan(CONTROL_CEILING);
+    for (const [pod, log] of job.logs) {
+      const summaries = log.split('\n').filter((line) => line.includes('"msg":"using '));
+      expect(summaries).toEqual([
+        expect.stringContaining(`using net1 ${job.addresses.get(pod)?.data} (multus:`),
+      ]);
+    }
+  });
+});
