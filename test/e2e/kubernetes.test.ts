@@ -254,7 +254,7 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
         const state = await stateOf(pod.name);
         if (
           !done(logs.get(pod.name) ?? '') &&
-          (state.startsWith('exited') || Date.now() > deadline)
+          (/^(exited|stopped) /.test(state) || Date.now() > deadline)
         )
           throw new Error(
             `${pod.name} (${state}) did not get there:\n${[...logs].map(([name, log]) => `--- ${name}\n${log.slice(-3000)}`).join('\n')}`,
@@ -264,13 +264,22 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
     }
   }
 
-  /** The pods' container exit statuses, once they have exited. */
-  const exitStatuses = async (pods: readonly JobPod[]) =>
-    Promise.all(
-      pods.map(async (pod) =>
-        Number(String((await podman(['wait', `${pod.name}-pytorch`])).stdout).trim()),
-      ),
-    );
+  /**
+   * The pods' container exit statuses, once they have exited (polled:
+   * podman 4.3's `wait` answers some 20 s after the exit, when its cleanup
+   * process has run).
+   */
+  async function exitStatuses(pods: readonly JobPod[], timeoutMs = 60_000): Promise<number[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const states = await Promise.all(pods.map((pod) => stateOf(pod.name)));
+      // "stopped" until podman's cleanup process has run, then "exited"; the status is there from the start.
+      if (states.every((state) => /^(exited|stopped) /.test(state)))
+        return states.map((state) => Number(state.split(' ')[1]));
+      if (Date.now() > deadline) throw new Error(`the pods did not exit: ${states.join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 
   const removePods = (pods: readonly JobPod[]) =>
     podman(['pod', 'rm', '--force', '--time', '0', ...pods.map((pod) => pod.name)], {
@@ -350,9 +359,10 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
       };
       writeFileSync(join(dir, 'release'), '');
       const statuses = await exitStatuses(pods);
+      const exited = performance.now();
       const finalLogs = new Map<string, string>();
       for (const pod of pods) finalLogs.set(pod.name, await logsOf(pod.name));
-      const reports = [...[...logs.values()].join('\n').matchAll(/(\{"trained".*\})/g)].map(
+      const reports = [...[...logs.values()].join('\n').matchAll(/(\{"trained"[^}]*\})/g)].map(
         (match) =>
           JSON.parse(match[1] as string) as {
             trained: number;
@@ -361,7 +371,7 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
           },
       );
       console.log(
-        `kubernetes tier, ${control ? 'plain torchrun' : 'through nccl-run'}: play to go ${((go - played) / 1000).toFixed(1)} s, job ${((trained - go) / 1000).toFixed(1)} s, all-reduces ${Math.max(...reports.map((r) => r.seconds)).toFixed(2)} s; pod network ${(bytes.pod / MB).toFixed(2)} MB, data network ${(bytes.data / MB).toFixed(2)} MB`,
+        `kubernetes tier, ${control ? 'plain torchrun' : 'through nccl-run'}: play to go ${((go - played) / 1000).toFixed(1)} s, job ${((trained - go) / 1000).toFixed(1)} s, exit ${((exited - trained) / 1000).toFixed(1)} s, all-reduces ${Math.max(...reports.map((r) => r.seconds)).toFixed(2)} s; pod network ${(bytes.pod / MB).toFixed(2)} MB, data network ${(bytes.data / MB).toFixed(2)} MB`,
       );
       return {
         bytes,
@@ -373,7 +383,11 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
         masterResolves: String(resolved.stdout).split('\n')[0]?.split(/\s+/)[0],
       };
     } finally {
+      const removing = performance.now();
       await removePods(pods);
+      console.log(
+        `kubernetes tier: pods removed in ${((performance.now() - removing) / 1000).toFixed(1)} s`,
+      );
     }
   }
 
