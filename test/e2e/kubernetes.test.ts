@@ -36,6 +36,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { FIXTURES, fixture, readReport, waitForReport } from '../fixtures/fixture-report.js';
 import { CHECKOUT, labRoot } from '../lab/debian-root.js';
 import { dockerUnavailable } from '../lab/docker-engine.js';
@@ -122,7 +123,7 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
   function labPods(
     name: string,
     edit: (container: JobPod['manifest']['spec']['containers'][number], pod: JobPod) => void,
-    { workers = 1 }: { workers?: number } = {},
+    { workers = 1, volumes: more = [] }: { workers?: number; volumes?: object[] } = {},
   ): { pods: JobPod[]; dir: string } {
     const dir = mkdtempSync(join(work, `${name}-`));
     const labJob = structuredClone(job as PyTorchJob);
@@ -148,6 +149,7 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
         { name: 'train', hostPath: { path: fixture('pytorchjob-train.py'), type: 'File' } },
         { name: 'lab', hostPath: { path: dir, type: 'Directory' } },
         { name: 'fixtures', hostPath: { path: FIXTURES, type: 'Directory' } },
+        ...more,
       ];
       for (const container of spec.containers) {
         container.imagePullPolicy = 'Never';
@@ -175,9 +177,9 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
   }
 
   /** `podman kube play` of one pod on both networks: podnet as eth0, data as net1. */
-  async function play(pod: JobPod, dir: string, extraDocs = ''): Promise<void> {
+  async function play(pod: JobPod, dir: string, before = ''): Promise<void> {
     const file = join(dir, `${pod.name}.yaml`);
-    writeFileSync(file, `${extraDocs}${podYaml(pod)}`);
+    writeFileSync(file, `${before}${podYaml(pod)}`);
     await podman([
       'kube',
       'play',
@@ -292,24 +294,43 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
    * torchrun), wait for the 4 ranks' reports, count what crossed each
    * network, release the ranks, collect the logs and statuses.
    */
-  async function gloo(name: string, control: boolean) {
-    const { pods, dir } = labPods(name, (container) => {
-      if (control) {
-        // Plain torchrun in the same pods; it waits for the same moment as nccl-run (the file).
-        container.command = [
-          '/usr/bin/tini',
-          '--',
-          'sh',
-          '-c',
-          'until [ -e /lab/go ]; do sleep 0.1; done; exec torchrun "$@"',
-          'sh',
-        ];
-        container.args = ['train.py'];
-      }
-    });
+  async function gloo(
+    name: string,
+    {
+      control = false,
+      edit,
+      before: firstDocs = '',
+      volumes = [],
+    }: {
+      volumes?: object[];
+      control?: boolean;
+      edit?: (container: JobPod['manifest']['spec']['containers'][number]) => void;
+      /** YAML documents played before the master pod, in its file. */
+      before?: string;
+    } = {},
+  ) {
+    const { pods, dir } = labPods(
+      name,
+      (container) => {
+        edit?.(container);
+        if (control) {
+          // Plain torchrun in the same pods; it waits for the same moment as nccl-run (the file).
+          container.command = [
+            '/usr/bin/tini',
+            '--',
+            'sh',
+            '-c',
+            'until [ -e /lab/go ]; do sleep 0.1; done; exec torchrun "$@"',
+            'sh',
+          ];
+          container.args = ['train.py'];
+        }
+      },
+      { volumes },
+    );
     try {
       const played = performance.now();
-      for (const pod of pods) await play(pod, dir);
+      for (const [index, pod] of pods.entries()) await play(pod, dir, index === 0 ? firstDocs : '');
       const addresses = new Map<string, Record<string, string>>();
       for (const port of await ports(bridges.pod))
         await (lab as PodmanLab).inNamespace('tc', [
@@ -392,7 +413,7 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
   }
 
   it('plain torchrun in the pods: the master resolves on the pod network, and Gloo carries the data there', async () => {
-    const job = await gloo('control', true);
+    const job = await gloo('control', { control: true });
     // netavark made its bridges in the tier's namespace, and nothing leads out of it.
     expect(job.links.lab).toEqual(expect.arrayContaining([bridges.pod, bridges.data]));
     expect(job.links.root).not.toContain(bridges.pod);
@@ -406,7 +427,7 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
   });
 
   it('through nccl-run as the template runs it: the multus strategy picks net1, and the data goes there', async () => {
-    const job = await gloo('nccl-run', false);
+    const job = await gloo('nccl-run');
     expect(job.statuses).toEqual([0, 0]);
     expect(job.reports.map((report) => report.glooSocketIfname)).toEqual([
       'net1',
@@ -421,6 +442,46 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
       expect(summaries).toEqual([
         expect.stringContaining(`using net1 ${job.addresses.get(pod)?.data} (multus:`),
       ]);
+    }
+  });
+
+  it('--verify peers with the probe secret from a Kubernetes Secret, mounted as a file', async () => {
+    // podman 4.3 plays `kind: Secret` into its secret store, but mounts the
+    // base64 text of `data` undecoded (Kubernetes decodes it; stringData it
+    // ignores), and panics on a secret volume without `optional` spelled
+    // out. The probe needs the same bytes on every node, which both are.
+    const secret = stringify({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'probe-secret' },
+      type: 'Opaque',
+      data: { secret: Buffer.from(`ncr-k8s-${process.pid}-${Date.now()}`).toString('base64') },
+    });
+    try {
+      const job = await gloo('secret', {
+        before: `${secret}---\n`,
+        edit: (container) => {
+          const args = container.args as string[];
+          args.splice(args.indexOf('master'), 1, 'peers');
+          args.unshift('--probe-secret-file', '/etc/probe-secret/secret');
+          container.volumeMounts = [
+            ...(container.volumeMounts as object[]),
+            { name: 'probe-secret', mountPath: '/etc/probe-secret', readOnly: true },
+          ];
+        },
+        volumes: [
+          { name: 'probe-secret', secret: { secretName: 'probe-secret', optional: false } },
+        ],
+      });
+      expect(job.statuses).toEqual([0, 0]);
+      for (const [pod, log] of job.logs) {
+        expect(log).toContain(
+          "probe membership: every node proves the job's shared secret (/etc/probe-secret/secret)",
+        );
+        expect(log).toContain(`verify peers: passed over net1 (${job.addresses.get(pod)?.data})`);
+      }
+    } finally {
+      await podman(['secret', 'rm', 'probe-secret'], { reject: false });
     }
   });
 });
