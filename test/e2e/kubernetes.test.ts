@@ -37,7 +37,14 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { FIXTURES, fixture, readReport, waitForReport } from '../fixtures/fixture-report.js';
+import {
+  FIXTURES,
+  type FixtureReport,
+  fixture,
+  isReady,
+  readReport,
+  waitForReport,
+} from '../fixtures/fixture-report.js';
 import { CHECKOUT, labRoot } from '../lab/debian-root.js';
 import { dockerUnavailable } from '../lab/docker-engine.js';
 import { PodmanLab, podmanUnavailable, trainImage } from '../lab/podman.js';
@@ -483,5 +490,62 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
     } finally {
       await podman(['secret', 'rm', 'probe-secret'], { reject: false });
     }
+  });
+
+  /**
+   * A one-pod job (the Master alone) whose nccl-run launches
+   * report-launcher.py as its torchrun, under the template's tini; `podman
+   * pod stop -t GRACE` while it runs. The launcher records every signal; with
+   * `release`, SIGALRM (forwarded by tini like any signal) then makes it exit
+   * 37, else it outlives the grace and is killed. Returns its report and the
+   * container's exit status.
+   */
+  async function podStop(name: string, grace: number, release: boolean) {
+    const { pods, dir } = labPods(
+      name,
+      (container) => {
+        container.args = [
+          '--torchrun',
+          '/fixtures/report-launcher.py',
+          ...(container.args as string[]),
+        ];
+        container.env = [
+          ...(container.env ?? []),
+          { name: 'FIXTURE_REPORT', value: '/lab/report.json' },
+          { name: 'FIXTURE_EXIT_CODE', value: '37' },
+        ];
+      },
+      { workers: 0 },
+    );
+    const [master] = pods as [JobPod];
+    const report = join(dir, 'report.json');
+    try {
+      await play(master, dir);
+      await annotate(master, dir);
+      await waitForReport(report, isReady, { timeoutMs: 60_000 });
+      const stop = podman(['pod', 'stop', '--time', String(grace), master.name]);
+      await waitForReport(report, (seen) => seen.signals.length > 0, { timeoutMs: 60_000 });
+      if (release) await podman(['kill', '--signal', 'SIGALRM', `${master.name}-pytorch`]);
+      await stop;
+      const [status] = await exitStatuses(pods);
+      return { status, report: readReport(report) as FixtureReport };
+    } finally {
+      await removePods(pods);
+    }
+  }
+
+  it("`podman pod stop` reaches torchrun once, as tini's own child, and the pod ends with its status", async () => {
+    const { status, report } = await podStop('stop', 60, true);
+    expect(report.signals).toEqual(['SIGTERM']);
+    // PID 1 is the template's tini; nothing stands between it and torchrun.
+    expect(report.ppid).toBe(1);
+    expect(report.env.PET_NNODES).toBe('1');
+    expect(status).toBe(37);
+  });
+
+  it('past the grace period, SIGKILL: the one SIGTERM came, and the container ends killed', async () => {
+    const { status, report } = await podStop('grace', 2, false);
+    expect(report.signals).toEqual(['SIGTERM']);
+    expect(status).toBe(137);
   });
 });

@@ -255,6 +255,8 @@ export class PodmanLab {
       await this.podman(['pod', 'rm', '--all', '--force', '--time', '0'], { reject: false });
       await this.podman(['rm', '--all', '--force', '--time', '0'], { reject: false });
       await this.podman(['network', 'prune', '--force'], { reject: false });
+      // Secrets that kube play stored (kind: Secret) live in the cached store.
+      await this.podman(['secret', 'rm', '--all'], { reject: false });
       // aardvark-dns outlives its last network by a moment; conmon may too.
       const { stdout } = await execa('ip', ['netns', 'pids', this.namespace], { reject: false });
       for (const pid of String(stdout).split('\n').filter(Boolean)) {
