@@ -492,6 +492,50 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
     }
   });
 
+  it("a worker whose Secret holds other bytes is no member: both nodes' checks fail (75), and torchrun never starts", async () => {
+    const secretDoc = (name: string, bytes: string) =>
+      `${stringify({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name },
+        type: 'Opaque',
+        data: { secret: Buffer.from(bytes).toString('base64') },
+      })}---\n`;
+    const { pods, dir } = labPods('stranger', (container, pod) => {
+      const args = container.args as string[];
+      args.splice(args.indexOf('master'), 1, 'peers');
+      // Not the template's 5 minutes: the master waits this long for the member that never comes.
+      args.splice(args.indexOf('5m'), 1, '10s');
+      args.unshift('--probe-secret-file', '/etc/probe-secret/secret');
+      container.volumeMounts = [
+        ...(container.volumeMounts as object[]),
+        { name: 'probe-secret', mountPath: '/etc/probe-secret', readOnly: true },
+      ];
+      (pod.manifest.spec.volumes as object[]).push({
+        name: 'probe-secret',
+        secret: {
+          secretName: pod.replicaType === 'master' ? 'probe-secret' : 'other-secret',
+          optional: false,
+        },
+      });
+    });
+    const [master, worker] = pods as [JobPod, JobPod];
+    try {
+      await play(master, dir, secretDoc('probe-secret', `ncr-k8s-${process.pid}-a`));
+      await play(worker, dir, secretDoc('other-secret', `ncr-k8s-${process.pid}-b`));
+      for (const pod of pods) await annotate(pod, dir);
+      expect(await exitStatuses(pods, 90_000)).toEqual([75, 75]);
+      const logs = { master: await logsOf(master.name), worker: await logsOf(worker.name) };
+      // The secret is part of the probe token: to the stranger, the master's service is another job's.
+      expect(logs.worker).toContain('the service at the probe port has another probe token');
+      expect(logs.master).toContain('1 of 2 nodes registered, missing: train-worker-0');
+      for (const log of Object.values(logs)) expect(log).not.toMatch(/"trained"/);
+    } finally {
+      await removePods(pods);
+      await podman(['secret', 'rm', 'probe-secret', 'other-secret'], { reject: false });
+    }
+  });
+
   /**
    * A one-pod job (the Master alone) whose nccl-run launches
    * report-launcher.py as its torchrun, under the template's tini; `podman
