@@ -216,18 +216,6 @@ export class PodmanLab {
     return String(stdout).trim();
   }
 
-  /** Bytes that crossed a bridge of the namespace (its own rx + tx counters). */
-  async bridgeBytes(bridge: string): Promise<number> {
-    const { stdout } = await this.inNamespace('cat', [
-      `/sys/class/net/${bridge}/statistics/rx_bytes`,
-      `/sys/class/net/${bridge}/statistics/tx_bytes`,
-    ]);
-    return String(stdout)
-      .split('\n')
-      .filter(Boolean)
-      .reduce((sum, line) => sum + Number(line), 0);
-  }
-
   /** The pod's addresses, by network name, as podman inspect gives its infra container's. */
   async podAddresses(pod: string): Promise<Record<string, string>> {
     const { stdout: infra } = await this.podman([
