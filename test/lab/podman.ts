@@ -326,7 +326,7 @@ export async function trainImage(
         'bash',
         [
           '-c',
-          'set -o pipefail; "$1" save "$2" | "${@:3}"',
+          'set -o pipefail; d=$1 i=$2 && shift 2 && "$d" save "$i" | "$@"',
           'bash',
           DOCKER_CLI,
           TRAIN_IMAGE,
