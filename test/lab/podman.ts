@@ -18,7 +18,7 @@
  * permitted`) and `default_ulimits` sets ones this process may set; crun
  * 1.8 refuses the hybrid cgroup hierarchy, so runc with cgroupfs, and the
  * events go to a file (no journald). Networks, run state and volumes are in
- * a folder of this run; the image store (graphroot) is in the lab cache
+ * RUN_STATE, made afresh by each run; the image store (graphroot) is in the lab cache
  * ($NCCL_RUN_LAB_CACHE/podman), so the imported image is reused between
  * runs. netavark keeps aardvark-dns' state in /run/containers/networks
  * whatever the configuration says, so one tier at a time uses podman
@@ -31,6 +31,7 @@ import {
   constants,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -72,6 +73,16 @@ export const podmanUnavailable: string | null =
         .filter(([path]) => !executable(path))
         .map(([path, pkg]) => `${path} is missing (apt-get install ${pkg})`)[0] ?? null));
 
+/**
+ * podman's run state (run root, tmp_dir, volumes, networks): one fixed
+ * folder, not one per run, since podman records these paths in its
+ * database (in the cached static_dir) when it first makes it and then
+ * prefers them to the configuration. The lock makes one run at a time its
+ * user; start() and stop() remove it. conmon's attach sockets live under
+ * its run root: keep the path short.
+ */
+const RUN_STATE = '/run/nccl-run-lab-podman';
+
 /** The rlimits pods get: CAP_SYS_RESOURCE is dropped here, so none above what this process has. */
 const ULIMITS = ['nofile=20000:20000', 'nproc=32768:32768'];
 
@@ -83,7 +94,7 @@ export class PodmanLab {
 
   private constructor() {
     this.namespace = `k8s${process.pid}`;
-    // conmon's attach sockets live under the run root: keep its path short.
+    // This run's configuration files and event log.
     this.runDir = mkdtempSync(join(tmpdir(), 'ncr-podman-'));
   }
 
@@ -112,8 +123,10 @@ export class PodmanLab {
       lock.stdout?.once('data', () => resolve());
       lock.once('exit', (code) => reject(new Error(`flock on podman.lock exited (${code})`)));
     });
+    // What a run that died left there: its networks, its containers' run state.
+    rmSync(RUN_STATE, { recursive: true, force: true });
     const dir = (name: string) => {
-      const path = join(this.runDir, name);
+      const path = join(RUN_STATE, name);
       mkdirSync(path, { recursive: true });
       return path;
     };
@@ -148,8 +161,10 @@ export class PodmanLab {
     );
     await execa('ip', ['netns', 'add', this.namespace]);
     await execa('ip', ['-n', this.namespace, 'link', 'set', 'lo', 'up']);
-    // What a run that died left in the cached store: its containers' layers.
+    // What a run that died left in the cached store: its pods and containers.
+    await this.podman(['pod', 'rm', '--all', '--force'], { reject: false });
     await this.podman(['rm', '--all', '--force'], { reject: false });
+    await this.podman(['volume', 'rm', '--all', '--force'], { reject: false });
   }
 
   private get containersConf(): string {
@@ -243,9 +258,16 @@ export class PodmanLab {
       await this.podman(['pod', 'rm', '--all', '--force', '--time', '0'], { reject: false });
       await this.podman(['rm', '--all', '--force', '--time', '0'], { reject: false });
       await this.podman(['network', 'prune', '--force'], { reject: false });
-      // Secrets that kube play stored (kind: Secret) live in the cached store.
+      // Secrets that kube play stored (kind: Secret) live in the cached
+      // database, and so do the volumes it made for them (their files in RUN_STATE).
       await this.podman(['secret', 'rm', '--all'], { reject: false });
-      // aardvark-dns outlives its last network by a moment; conmon may too.
+      await this.podman(['volume', 'rm', '--all', '--force'], { reject: false });
+      // conmon runs `podman container cleanup` when a container ends, on this
+      // run's folders: let those finish, or they make the folders again.
+      const deadline = Date.now() + 15_000;
+      while (processesUsing(RUN_STATE).length > 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      // aardvark-dns outlives its last network by a moment; anything else is stuck.
       const { stdout } = await execa('ip', ['netns', 'pids', this.namespace], { reject: false });
       for (const pid of String(stdout).split('\n').filter(Boolean)) {
         try {
@@ -255,11 +277,27 @@ export class PodmanLab {
         }
       }
       await execa('ip', ['netns', 'del', this.namespace], { reject: false });
-      this.lock.kill('SIGTERM');
-      this.lock = undefined;
+      // podman reads a missing tmp_dir as a reboot: the next run starts clean.
+      rmSync(RUN_STATE, { recursive: true, force: true });
     }
     rmSync(this.runDir, { recursive: true, force: true });
+    this.lock?.kill('SIGTERM');
+    this.lock = undefined;
   }
+}
+
+/** Pids of the processes whose command line names `path` (podman's, conmon's). */
+function processesUsing(path: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(path)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }
 
 /** What goes into the Docker tier's image: the build's inputs in this checkout, and the tier's recipes. */
