@@ -709,4 +709,17 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
     expect(job.statuses).toEqual([0, 0, 0]);
     for (const log of job.logs.values()) expect(log).toContain('verify peers: passed over net1');
   });
+
+  it("a worker pod deleted and made anew (new addresses) during the master's --verify peers wait: the check completes with the new pod", async () => {
+    // Fails today: the master's registry rejects the new pod with "rank 1 is
+    // registered already, by train-worker-0 from <the old pod's address>:
+    // two nodes claim it" (registry.ts enter), and the new pod exits 75.
+    // A pod made anew has the old name and rank but new addresses, while
+    // the old pod is gone (its processes killed, its network removed); SPEC
+    // replaces a stale entry only for the same name and address.
+    const job = await workerReturns('recreate', 'recreate');
+    expect(job.addresses[1]).not.toBe(job.addresses[0]);
+    expect(job.statuses).toEqual([0, 0, 0]);
+    for (const log of job.logs.values()) expect(log).toContain('verify peers: passed over net1');
+  });
 });
