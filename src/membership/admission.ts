@@ -86,6 +86,27 @@ export class Admission {
     return this.prove(request, seen, fromClaim);
   }
 
+  /**
+   * Whether the node that made `held` still runs its check: its probe
+   * service answers at the registered address and port under that
+   * registration's key. A pod made anew (same name and rank, new addresses)
+   * or a node back with another address replaces an entry only when this
+   * says no: a second live node under one name is two nodes claiming it.
+   */
+  async stillThere(held: Register): Promise<boolean> {
+    const outcome = await this.dialBacks(() =>
+      proveClaim({
+        address: held.address,
+        port: held.port,
+        key: held.proofKey,
+        token: this.options.token,
+        localAddress: this.options.localAddress,
+        limitMs: this.options.dialBackMs ?? DIAL_BACK_MS,
+      }),
+    );
+    return outcome.ok;
+  }
+
   private async prove(request: Register, seen: string, fromClaim: boolean): Promise<Verdict> {
     let verdict = ADMITTED;
     if (this.options.munge !== null) {

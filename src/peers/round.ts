@@ -71,6 +71,10 @@ export async function joinRound<R extends Round>(
         restrict: restrict.length > 0 ? await resolvePeers(restrict, meeting.family) : null,
         holdCapacity: await holdCapacity(),
         ...(input.admission !== undefined && { admission: input.admission }),
+        onReplaced: (name, was, now) =>
+          logger.info(
+            `${name} registered again from ${now}; its registration from ${was} no longer answers there (a pod made anew, a node back with another address): replaced`,
+          ),
       }),
       job.nnodes.max,
       input.onHello === undefined ? {} : { onHello: input.onHello },

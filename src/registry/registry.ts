@@ -57,6 +57,8 @@ export interface RegistryOptions<R extends Round> extends RegistrationsOptions {
   holdCapacity?: number;
   /** What a registration must prove (membership/admission.ts); none: every registration of the job is taken. */
   admission?: Admission;
+  /** A node's stale entry replaced by its rerun from another address; for the master's log. */
+  onReplaced?: (name: string, was: string, now: string) => void;
 }
 
 export class Registry<R extends Round> implements RequestHandler {
@@ -172,6 +174,10 @@ export class Registry<R extends Round> implements RequestHandler {
     const key = typed.node.rank !== null ? `rank ${typed.node.rank}` : `${typed.node.name} ${seen}`;
     const held = this.registrations.get(key);
     if (held !== undefined && !sameMachine(held, typed, seen)) {
+      if (this.final === null && this.mayBeRerun(held, typed)) {
+        this.replaceIfGone(held, typed, seen, connection, hold);
+        return;
+      }
       connection.finish(
         reject(
           `${key} is registered already, by ${held.node.name} from ${held.seen}${held.request.kind === 'register' ? ` (${held.request.address})` : ''}: two nodes claim it`,
@@ -211,6 +217,64 @@ export class Registry<R extends Round> implements RequestHandler {
     if (!hold || !this.room.hold(entry, connection, () => this.gone(entry, connection))) {
       connection.finish(this.room.waiting().polled);
     }
+  }
+
+  /**
+   * The same node name at another address, for a node of a registration
+   * round: a pod made anew, a node back with a new address, whose old entry
+   * may be stale. Admission can tell, by dialling the old one.
+   */
+  private mayBeRerun(held: Entry<R>, request: RequestOf<R>): boolean {
+    return (
+      this.options.admission !== undefined &&
+      held.node.name === request.node.name &&
+      held.request.kind === 'register' &&
+      request.kind === 'register'
+    );
+  }
+
+  /**
+   * `held`'s node is asked whether it still runs (admission stillThere):
+   * gone, its entry (and a connection the master still holds for it, half
+   * open where the pod's network went first) makes way for `request`;
+   * there, the two claim one key and the newcomer is refused, as before.
+   */
+  private replaceIfGone(
+    held: Entry<R>,
+    request: RequestOf<R>,
+    seen: string,
+    connection: RegistryConnection,
+    hold: boolean,
+  ): void {
+    let gone = false;
+    connection.onGone(() => {
+      gone = true;
+    });
+    const admission = this.options.admission as Admission;
+    admission.stillThere(held.request as Register).then(
+      (there) => {
+        if (gone) return;
+        if (there) {
+          connection.finish(
+            reject(
+              `${held.key} is registered already, by ${held.node.name} from ${held.seen} (${(held.request as Register).address}), which still answers there: two nodes claim it`,
+            ),
+          );
+          return;
+        }
+        if (this.registrations.holds(held) && this.final === null) {
+          const stale = held.connection;
+          this.room.release(held);
+          this.registrations.remove(held);
+          stale?.finish(
+            reject(`${held.key} came back from ${seen}: this registration is replaced`),
+          );
+          this.options.onReplaced?.(held.node.name, held.seen, seen);
+        }
+        this.enter(request, seen, connection, hold);
+      },
+      () => connection.finish(reject('the registry could not check this registration')),
+    );
   }
 
   /**

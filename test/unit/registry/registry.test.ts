@@ -243,4 +243,48 @@ describe('the registry behind its service, with admission', () => {
     expect(other.first).toMatchObject({ kind: 'waiting', registered: 1, missing: ['node-b'] });
     expect(registry.outcome).toBeNull();
   });
+
+  /** A node's probe service that the test can stop, as a pod deleted takes its own away. */
+  const stoppableService = async (address: string, key: string) => {
+    const service = await startProbeService({
+      host: address,
+      port: 0,
+      token: TOKEN,
+      maxPending: 8,
+      proofKey: key,
+    });
+    closers.push(() => service.close());
+    return service;
+  };
+
+  it('takes a pod made anew (same name and rank, new address) once its old registration no longer answers, releasing the old one', async () => {
+    const { registry, port } = await registryService();
+    const oldKey = newProofKey();
+    const old = await stoppableService('127.0.0.3', oldKey);
+    const first = await registerFrom('127.0.0.3', port, claim('127.0.0.3', old.port, oldKey));
+    expect(first.first).toMatchObject({ kind: 'waiting', registered: 1 });
+    // The pod is deleted: its service is gone; the master's held connection is not closed (half open).
+    await old.close();
+    const newKey = newProofKey();
+    const made = await stoppableService('127.0.0.4', newKey);
+    const again = await registerFrom('127.0.0.4', port, claim('127.0.0.4', made.port, newKey));
+    expect(again.first).toMatchObject({ kind: 'waiting', registered: 1, missing: ['node-a'] });
+    expect(registry.waitingNow().toString()).toContain('"registered":1');
+  });
+
+  it('refuses a second node under the same name while the first still answers: two nodes claim it', async () => {
+    const { port } = await registryService();
+    const key = newProofKey();
+    const live = await stoppableService('127.0.0.3', key);
+    await registerFrom('127.0.0.3', port, claim('127.0.0.3', live.port, key));
+    const twinKey = newProofKey();
+    const twin = await stoppableService('127.0.0.4', twinKey);
+    const refused = await registerFrom('127.0.0.4', port, claim('127.0.0.4', twin.port, twinKey));
+    expect(refused.first).toMatchObject({
+      kind: 'reject',
+      reason: expect.stringMatching(
+        /^rank 1 is registered already, by node-b from 127\.0\.0\.3 \(127\.0\.0\.3\), which still answers there: two nodes claim it$/,
+      ),
+    });
+  });
 });
