@@ -671,20 +671,25 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
       let second = first;
       if (how === 'restart') {
         await podman(['restart', '--time', '0', `${worker0.name}-pytorch`]);
-        // Its rerun has registered again (its own progress line says so)
-        // before worker-1 comes: a restart racing the last registration is
-        // another case (the roster may complete with the dead run's port).
-        await waitForLogs(
-          [worker0],
-          (log) =>
-            log.split('"msg":"using net1').slice(2).join().includes('2 of 3 nodes registered'),
-          60_000,
-        );
       } else {
         await removePods([worker0]);
         await play(worker0, dir);
         second = await annotate(worker0, dir);
       }
+      // The rerun has registered (its own progress line says so) before
+      // worker-1 comes: a rerun racing the last registration is another case
+      // (the roster may complete with the old run's entry).
+      await waitForLogs(
+        [worker0],
+        (log) =>
+          log
+            .split('"msg":"using net1')
+            .slice(how === 'restart' ? 2 : 1)
+            .join()
+            .includes('2 of 3 nodes registered'),
+        60_000,
+        /two nodes claim it/,
+      );
       await annotate(worker1, dir);
       const logs = await waitForLogs(
         pods,
@@ -711,14 +716,13 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
   });
 
   it("a worker pod deleted and made anew (new addresses) during the master's --verify peers wait: the check completes with the new pod", async () => {
-    // Fails today: the master's registry rejects the new pod with "rank 1 is
-    // registered already, by train-worker-0 from <the old pod's address>:
-    // two nodes claim it" (registry.ts enter), and the new pod exits 75.
-    // A pod made anew has the old name and rank but new addresses, while
-    // the old pod is gone (its processes killed, its network removed); SPEC
-    // replaces a stale entry only for the same name and address.
+    // The new pod has the old name and rank but new addresses; the master's
+    // registry dials the old registration back, finds it gone, and replaces it.
     const job = await workerReturns('recreate', 'recreate');
     expect(job.addresses[1]).not.toBe(job.addresses[0]);
+    expect(job.logs.get('train-master-0')).toMatch(
+      /"msg":"train-worker-0 registered again from [^"]*no longer answers there[^"]*replaced"/,
+    );
     expect(job.statuses).toEqual([0, 0, 0]);
     for (const log of job.logs.values()) expect(log).toContain('verify peers: passed over net1');
   });
