@@ -3,7 +3,7 @@
  * `podman kube play` (no operator or kubelet runs here). Checked against
  * kubeflow/training-operator v1.8.1 (commit 0f8735fa),
  * pkg/controller.v1/pytorch/envvar.go and master.go; v1.7.0 sets the same
- * variables. For replica type T (master, worker) and index i, the pod is
+ * variables (PET_NPROC_PER_NODE there only in jobs with a Master). For replica type T (master, worker) and index i, the pod is
  * named `<job>-T-i` (replicaName) and the operator appends to every
  * container's env:
  *
