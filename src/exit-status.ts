@@ -34,7 +34,7 @@ export const EXIT_STATUS = {
   unresolvableMaster: status(
     68,
     'master name does not resolve',
-    "the master's name does not resolve",
+    "the master's name does not resolve (where the check waits for the master: after retrying within `--verify-timeout` a DNS that does not answer, or a Kubernetes pod's name not there yet)",
   ),
   noInterface: status(
     69,

@@ -3,8 +3,10 @@
  * (kubeflow/training-operator pkg/controller.v1/pytorch: envvar.go, master.go,
  * elastic.go), and which of it torchrun already reads.
  *
- * With a Master replica the operator sets, on every pod:
+ * With a Master replica the operator sets, on every pod (checked at v1.8.1,
+ * commit 0f8735fa; the Kubernetes tier runs pods made so, test/lab/pytorchjob-pods.ts):
  *   MASTER_ADDR=<job>-master-0   MASTER_PORT=<the "pytorchjob-port" port, 23456 by default>
+ *   PET_MASTER_ADDR, PET_MASTER_PORT (the same; v1.7.0 and later)
  *   WORLD_SIZE=<replicas × nproc>  RANK=<0 on the master, worker index + 1 on workers>
  *   PET_NPROC_PER_NODE  PET_NODE_RANK (= RANK)  PET_NNODES=<all replicas>
  * With an elasticPolicy: PET_RDZV_ENDPOINT=<job>-worker-0:<port>, PET_RDZV_BACKEND
@@ -12,9 +14,10 @@
  *
  * torchrun reads every PET_<DEST> as the default of its own --<dest>
  * (torch/distributed/argparse_util.py `env`), so PET_NNODES, PET_NODE_RANK and
- * PET_RDZV_ENDPOINT need no help. It does not read MASTER_ADDR/MASTER_PORT
- * (its --master-addr defaults to 127.0.0.1): those are what nccl-run maps to
- * PET_MASTER_ADDR/PET_MASTER_PORT. Operators before PET_NNODES existed set
+ * PET_RDZV_ENDPOINT need no help, nor PET_MASTER_ADDR/PET_MASTER_PORT where
+ * the operator sets them. It does not read MASTER_ADDR/MASTER_PORT (its
+ * --master-addr defaults to 127.0.0.1): for operators before v1.7 those are
+ * what nccl-run maps to PET_MASTER_ADDR/PET_MASTER_PORT. Operators before PET_NNODES existed set
  * only WORLD_SIZE and RANK, counting pods: with no PET_NPROC_PER_NODE they are
  * the node count and node rank.
  */
@@ -67,6 +70,7 @@ function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
     jobId: null,
     nodeName: null,
     munge: null,
+    namesComeLate: true,
   };
 }
 

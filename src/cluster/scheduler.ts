@@ -23,6 +23,12 @@ export interface ClusterInfo {
    * socket; null where the cluster has no such credential.
    */
   munge: { conf: string } | null;
+  /**
+   * The master's name may not resolve yet when a node starts (a pod's DNS
+   * record appears once that pod runs): a failed lookup is retried within
+   * --verify-timeout, as torch's store client retries.
+   */
+  namesComeLate: boolean;
 }
 
 export interface Scheduler {

@@ -71,5 +71,6 @@ function fromSlurm(env: NodeJS.ProcessEnv): ClusterInfo {
     nodeName: env.SLURMD_NODENAME?.trim() || null,
     // Slurm's auth/munge: slurm.conf's AuthInfo names the munged socket Slurm uses.
     munge: { conf: env.SLURM_CONF || DEFAULT_SLURM_CONF },
+    namesComeLate: false,
   };
 }

@@ -12,7 +12,7 @@ import { otherMasterAddr } from '../env/master-network.js';
 import type { Family, HostFacts, RouteAnswer } from '../host/host-facts.js';
 import { familyOf } from '../host/ip-address.js';
 import { readHostFacts } from '../host/read-host-facts.js';
-import { addressesOf, resolveMaster } from '../host/resolve-name.js';
+import { addressesOf, type NameWait, resolveMaster } from '../host/resolve-name.js';
 import { routeTo } from '../host/routes.js';
 import type { JobShape, RendezvousEndpoint } from '../job/job-shape.js';
 import { storeHostQuestion } from '../job/store-role.js';
@@ -55,6 +55,8 @@ export async function readHostAndNames(
   settled: Settled,
   commIdHost: string | null,
   progress: Progress,
+  /** How long a master's name that does not resolve yet is retried; undefined: not at all. */
+  nameWait?: NameWait,
 ): Promise<HostAndNames> {
   const { options } = settled;
   const factsRead =
@@ -72,7 +74,7 @@ export async function readHostAndNames(
     masterAddr === null ? [] : addressesOf(masterAddr),
   ]);
   progress.master = job.master && { ...job.master, addresses: [] };
-  const resolved = job.master ? await resolveMaster(job.master.host) : [];
+  const resolved = job.master ? await resolveMaster(job.master.host, nameWait) : [];
   const master = job.master && { ...job.master, addresses: resolved };
   progress.master = master;
   const family = settleFamily(settled, master);

@@ -7,9 +7,11 @@
  * pure. Every command makes the same plan (SPEC "The stack"); verification
  * and launch happen in main, after whatever the command prints.
  */
+import type { ClusterInfo } from '../cluster/scheduler.js';
 import { detectCluster } from '../cluster/schedulers.js';
 import { settingError } from '../errors.js';
 import type { HostFacts } from '../host/host-facts.js';
+import type { NameWait } from '../host/resolve-name.js';
 import type { JobShape } from '../job/job-shape.js';
 import { picksPort, portZeroElsewhere } from '../job/port-zero.js';
 import { jobShapeOf } from '../job/read-job-shape.js';
@@ -124,7 +126,13 @@ async function readInputs(
   progress.job = job;
 
   // 3. This host and the names the job resolves.
-  const host = await readHostAndNames(job, settled, settings.commIdHost, progress);
+  const host = await readHostAndNames(
+    job,
+    settled,
+    settings.commIdHost,
+    progress,
+    nameWait(settled, cluster, logger),
+  );
   const { facts, master, family } = host;
   const context: ResolveContext = {
     explicitInterfaces: options.iface,
@@ -187,6 +195,29 @@ async function readInputs(
               : matchesMachineHostname(question.endpoint, master?.addresses ?? [], host.machine),
         });
   return { settings, stack, torchrun, job, host, context, verify, role, meeting, unknownTorch };
+}
+
+/**
+ * A master's name that does not resolve yet, retried within --verify-timeout
+ * where the check waits for the master anyway: a temporary failure
+ * (EAI_AGAIN) everywhere; no such name, too, where names come late (a
+ * Kubernetes worker pod that starts before the master pod's DNS record).
+ */
+function nameWait(
+  { options }: Settled,
+  cluster: ClusterInfo | null,
+  logger: Logger,
+): NameWait | undefined {
+  if (!reaches(options.verify, 'master')) return undefined;
+  const late = cluster?.namesComeLate === true;
+  return {
+    ms: options.verifyTimeout,
+    retry: late ? ['EAI_AGAIN', 'ENOTFOUND', 'ENODATA'] : ['EAI_AGAIN'],
+    onWait: (code) =>
+      logger.info(
+        `the master's name does not resolve yet (${code}); retrying up to ${Math.round(options.verifyTimeout / 1000)} s${late ? ": a pod's DNS record appears once the pod runs" : ''}`,
+      ),
+  };
 }
 
 /**

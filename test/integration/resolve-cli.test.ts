@@ -7,7 +7,7 @@
  * name misses /etc/hosts, goes to the namespace's own loopback, where
  * nothing listens (as in resolve-master.test.ts).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -374,12 +374,16 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
     );
   });
 
-  it('exits 68 when the master name resolves neither in /etc/hosts nor in DNS', async () => {
+  it('exits 68 when the master name resolves neither in /etc/hosts nor in DNS, after retrying the DNS that does not answer', async () => {
+    // The namespace's DNS is its own loopback, where nothing answers: EAI_AGAIN, a
+    // temporary failure, retried within --verify-timeout, then 68.
     const explained = await ncclRun('b', [
       'explain',
       '--json',
       '--log-format',
       'json',
+      '--verify-timeout',
+      '1s',
       ...job(1, 'trainer-9'),
     ]);
     expect(explained.exitCode).toBe(68);
@@ -387,10 +391,55 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
     expect(report.error).toMatchObject({ exitCode: 68 });
     expect(report.master).toMatchObject({ host: 'trainer-9', addresses: [] });
     expect(report.interfaces.length).toBeGreaterThan(0);
-    expect(explained.stderr).toContain("master 'trainer-9' does not resolve");
-    const launched = await launch('b', ['--log-format', 'json', ...job(1, 'trainer-9')]);
+    expect(explained.stderr).toContain(
+      "the master's name does not resolve yet (EAI_AGAIN); retrying up to 1 s",
+    );
+    expect(explained.stderr).toMatch(
+      /master 'trainer-9' does not resolve \(EAI_AGAIN: [^)]*\) after 1 s of retries/,
+    );
+    const launched = await launch('b', [
+      '--log-format',
+      'json',
+      '--verify',
+      'local',
+      ...job(1, 'trainer-9'),
+    ]);
+    // --verify local waits for no master: no retry.
     expect(launched.exitCode).toBe(68);
+    expect(launched.stderr).not.toContain('retrying');
     expect(launched.report).toBeUndefined();
+  });
+
+  it("waits for a Kubernetes master pod's name that resolves only once that pod runs", async () => {
+    const hosts = `/etc/netns/${lab.ns('k')}/hosts`;
+    const before = readFileSync(hosts, 'utf8');
+    try {
+      const explained = ncclRun(
+        'k',
+        ['explain', '--json', '--log-format', 'json', '--verify-timeout', '10s', 'train.py'],
+        {
+          KUBERNETES_SERVICE_HOST: '192.0.2.1',
+          MASTER_ADDR: 'train-master-0',
+          MASTER_PORT: '23456',
+          PET_NNODES: '2',
+          PET_NODE_RANK: '1',
+        },
+      );
+      // The master pod's record comes a second later (written in place: the
+      // namespace's /etc/hosts is a bind mount of this file).
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      writeFileSync(hosts, `${before}${POD_MASTER} train-master-0\n`);
+      const run = await explained;
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr).toContain("the master's name does not resolve yet");
+      expect(run.stderr).toContain("a pod's DNS record appears once the pod runs");
+      expect((JSON.parse(run.stdout) as Explained).master).toMatchObject({
+        host: 'train-master-0',
+        addresses: [POD_MASTER],
+      });
+    } finally {
+      writeFileSync(hosts, before);
+    }
   });
 
   it("takes Multus' second network over the pod network the master is on, by its network-status", async () => {

@@ -19,6 +19,7 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
       jobId: null,
       nodeName: null,
       munge: null,
+      namesComeLate: true,
     });
   });
 
@@ -40,6 +41,7 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
       jobId: null,
       nodeName: null,
       munge: null,
+      namesComeLate: true,
     });
   });
 
@@ -67,6 +69,7 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
       jobId: null,
       nodeName: null,
       munge: null,
+      namesComeLate: true,
     });
   });
 

@@ -31,6 +31,7 @@ const pbs: Scheduler = {
       jobId: env.PBS_JOBID ?? null,
       nodeName: null,
       munge: null,
+      namesComeLate: false,
     };
   },
 };

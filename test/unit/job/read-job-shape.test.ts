@@ -16,6 +16,7 @@ const SLURM: ClusterInfo = {
   jobId: '4242',
   nodeName: 'node03',
   munge: { conf: '/etc/slurm/slurm.conf' },
+  namesComeLate: false,
 };
 
 /** What the Kubeflow operator sets for a PyTorchJob worker, as detectCluster reads it. */
@@ -35,6 +36,7 @@ const K8S: ClusterInfo = {
   jobId: null,
   nodeName: null,
   munge: null,
+  namesComeLate: false,
 };
 
 const NO_CLUSTER_VALUES: ClusterInfo = {
@@ -47,6 +49,7 @@ const NO_CLUSTER_VALUES: ClusterInfo = {
   jobId: null,
   nodeName: null,
   munge: null,
+  namesComeLate: false,
 };
 
 interface Row {
