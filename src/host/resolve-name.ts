@@ -49,7 +49,7 @@ export async function resolveMaster(host: string, wait?: NameWait): Promise<stri
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
       const waited = performance.now() - started;
-      if (wait !== undefined && wait.retry.includes(code) && waited < wait.ms) {
+      if (wait?.retry.includes(code) && waited < wait.ms) {
         if (first) wait.onWait(code);
         const pollMs = wait.pollMs ?? 500;
         await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, wait.ms - waited)));
