@@ -7,6 +7,7 @@
  * pure. Every command makes the same plan (SPEC "The stack"); verification
  * and launch happen in main, after whatever the command prints.
  */
+import { readNetworkStatus } from '../cluster/multus-network-status.js';
 import type { ClusterInfo } from '../cluster/scheduler.js';
 import { detectCluster } from '../cluster/schedulers.js';
 import { settingError } from '../errors.js';
@@ -235,14 +236,11 @@ async function networkStatusFor(
   const at = options.strategy.indexOf('multus');
   if (options.networkStatus === null || at < 0) return null;
   const before = options.strategy.slice(0, at);
-  const explicit =
-    context.explicitInterfaces.length > 0 || context.userNcclIfname !== null ? 'explicit' : null;
-  if (
-    (explicit !== null && before.includes(explicit)) ||
-    (context.singleNode && before.includes('local'))
-  )
-    return null;
-  const { readNetworkStatus } = await import('../cluster/multus-network-status.js');
+  const decidedBefore =
+    (before.includes('explicit') &&
+      (context.explicitInterfaces.length > 0 || context.userNcclIfname !== null)) ||
+    (before.includes('local') && context.singleNode);
+  if (decidedBefore) return null;
   return readNetworkStatus(options.networkStatus, {
     waitMs: options.verifyTimeout,
     onWait: (request) =>

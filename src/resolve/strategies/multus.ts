@@ -9,8 +9,7 @@
  * secondary network, in the order the pod's `k8s.v1.cni.cncf.io/networks`
  * lists them (Multus keeps it), is the pick. The excludes apply.
  */
-import type { AttachedNetwork } from '../../cluster/multus-network-status.js';
-import { NETWORK_STATUS_KEY } from '../../cluster/multus-network-status.js';
+import { type AttachedNetwork, NETWORK_STATUS_KEY } from '../../cluster/multus-network-status.js';
 import type { HostFacts, InterfaceAddress } from '../../host/host-facts.js';
 import { sameAddress } from '../../host/ip-address.js';
 import { rejection, rejectionText } from '../candidates.js';
