@@ -21,19 +21,12 @@
  * one engine at a time uses it (flock), a second tier run waits.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Options as ExecaOptions, execa } from 'execa';
 import { netnsUnavailable } from './netns.js';
+import { firstMissing } from './tier.js';
 
 /** Debian 12's CLI: it builds with BuildKit without buildx (the newer /usr/local/bin/docker asks for buildx). */
 export const DOCKER_CLI = '/usr/bin/docker';
@@ -45,27 +38,18 @@ const ADDRESS_POOL = 'base=198.19.0.0/16,size=24';
 
 export const LAB_CACHE = process.env.NCCL_RUN_LAB_CACHE ?? '/var/cache/nccl-run-lab';
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Why the Docker tier cannot run here, or null. */
 export const dockerUnavailable: string | null =
   netnsUnavailable ??
-  (!executable(DOCKERD)
-    ? `${DOCKERD} is missing (apt-get install docker.io; .ci/run installs it)`
-    : !executable(DOCKER_CLI)
-      ? `${DOCKER_CLI} (Debian's docker CLI, from docker.io) is missing`
-      : !executable('/usr/bin/nsenter')
-        ? '/usr/bin/nsenter (util-linux) is missing'
-        : !executable('/bin/busybox')
-          ? '/bin/busybox is missing (the node image takes its sh; apt-get install busybox)'
-          : null);
+  firstMissing([
+    [DOCKERD, `${DOCKERD} is missing (apt-get install docker.io; .ci/run installs it)`],
+    [DOCKER_CLI, `${DOCKER_CLI} (Debian's docker CLI, from docker.io) is missing`],
+    ['/usr/bin/nsenter', '/usr/bin/nsenter (util-linux) is missing'],
+    [
+      '/bin/busybox',
+      '/bin/busybox is missing (the node image takes its sh; apt-get install busybox)',
+    ],
+  ]);
 
 export class DockerEngine {
   /** The network namespace dockerd runs in: the "host" of every container. */

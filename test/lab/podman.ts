@@ -26,16 +26,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  accessSync,
-  constants,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Options as ExecaOptions, execa } from 'execa';
@@ -43,6 +34,7 @@ import { CHECKOUT } from './debian-root.js';
 import { DOCKER_CLI, DockerEngine, LAB_CACHE } from './docker-engine.js';
 import { buildTrainImage, nodeImage, pytorchImage, TRAIN_IMAGE } from './docker-images.js';
 import { netnsUnavailable } from './netns.js';
+import { firstMissing } from './tier.js';
 
 const PODMAN = '/usr/bin/podman';
 const DOCKER_DEBS = join(CHECKOUT, 'test', 'lab', 'docker-debs.sh');
@@ -55,23 +47,18 @@ const HELPERS = {
   '/usr/bin/nsenter': 'util-linux',
 } as const;
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Why podman cannot run pods here, or null. */
 export const podmanUnavailable: string | null =
   netnsUnavailable ??
-  (!executable(PODMAN)
-    ? `${PODMAN} is missing (apt-get install podman netavark aardvark-dns catatonit runc; .ci/run installs them)`
-    : (Object.entries(HELPERS)
-        .filter(([path]) => !executable(path))
-        .map(([path, pkg]) => `${path} is missing (apt-get install ${pkg})`)[0] ?? null));
+  firstMissing([
+    [
+      PODMAN,
+      `${PODMAN} is missing (apt-get install podman netavark aardvark-dns catatonit runc; .ci/run installs them)`,
+    ],
+    ...Object.entries(HELPERS).map(
+      ([path, pkg]) => [path, `${path} is missing (apt-get install ${pkg})`] as const,
+    ),
+  ]);
 
 /**
  * podman's run state (run root, tmp_dir, volumes, networks): one fixed

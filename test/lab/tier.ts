@@ -5,7 +5,25 @@
  * installs everything every tier needs and a silent skip there would hide a
  * broken install step.
  */
+import { accessSync, constants } from 'node:fs';
 import { describe, it } from 'vitest';
+
+/**
+ * A tier's reason not to run for the first of `tools` that is not an
+ * executable file here: its own words (what is missing, what installs it); null when all are.
+ */
+export function firstMissing(
+  tools: readonly (readonly [path: string, missing: string])[],
+): string | null {
+  for (const [path, missing] of tools) {
+    try {
+      accessSync(path, constants.X_OK);
+    } catch {
+      return missing;
+    }
+  }
+  return null;
+}
 
 type Body = () => void;
 
