@@ -11,7 +11,7 @@
  * kubernetes pkg/fieldpath FormatMap), or the one annotation's JSON, as a
  * volume item of `metadata.annotations['k8s.v1.cni.cncf.io/network-status']`
  * writes it. Kubelet writes the file before the pod's networks exist and
- * refreshes it later (its periodic sync, about a minute), so a pod that asked
+ * refreshes it later (its periodic sync; no cluster here to time it), so a pod that asked
  * for networks (`k8s.v1.cni.cncf.io/networks`) may start before their status
  * is there: that is waited for, up to --verify-timeout.
  */
