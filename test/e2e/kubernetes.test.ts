@@ -75,7 +75,7 @@ const unavailable =
       : null);
 
 const MB = 1_000_000;
-/** 2 all-reduces of 16 MB among 4 ranks, 2 per pod: far more than 16 MB cross between the pods. */
+/** 3 all-reduces of 16 MB among 4 ranks, 2 per pod: far more than 16 MB cross between the pods. */
 const ALLREDUCE_FLOOR = 16 * MB;
 /** The rendezvous, the store, Gloo's connects and nccl-run's checks: well under a tenth of that. */
 const CONTROL_CEILING = 1.6 * MB;
@@ -156,7 +156,7 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
       );
       spec.volumes = [
         ...volumes,
-        { name: 'train', hostPath: { path: fixture('pytorchjob-train.py'), type: 'File' } },
+        { name: 'train', hostPath: { path: fixture('compose-train.py'), type: 'File' } },
         { name: 'lab', hostPath: { path: dir, type: 'Directory' } },
         { name: 'fixtures', hostPath: { path: FIXTURES, type: 'Directory' } },
         ...more,
@@ -173,6 +173,7 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () =
           ...(container.env ?? []),
           { name: 'KUBERNETES_SERVICE_HOST', value: '192.0.2.1' },
           { name: 'KUBERNETES_SERVICE_PORT', value: '443' },
+          { name: 'TRAIN_RELEASE', value: '/lab/release' },
         ];
         container.volumeMounts = [
           ...(container.volumeMounts as object[]),
