@@ -102,6 +102,16 @@ async function waitForReportFile(path: string, withinMs = 20_000): Promise<strin
   return readFileSync(path, 'utf8');
 }
 
+/** Resolves once PID runs sleep(1) and sits in its nanosleep: the process has no transient descriptors left. */
+async function asleep(pid: number, withinMs = 20_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  const read = (file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8').trim();
+  while (!(read('comm') === 'sleep' && read('wchan').includes('nanosleep'))) {
+    if (Date.now() > deadline) throw new Error(`pid ${pid} not asleep in sleep(1) after ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
   if (child.exitCode !== null || child.signalCode !== null) {
     return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
@@ -249,6 +259,9 @@ describe.each(SHELLS)('the hand-over under %s', (_name, shell) => {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       const pid = Number((await waitForReportFile(report)).trim());
+      // sleep's loader and locale briefly open files at the lowest free descriptor (fd 1
+      // when the caller closed it): read the table once sleep sleeps, not while it loads.
+      await asleep(pid);
       const fds = readdirSync(`/proc/${pid}/fd`)
         .filter((fd) => Number(fd) < 10)
         .map((fd) => `${fd} ${readlinkSync(`/proc/${pid}/fd/${fd}`).replace(/:\[\d+\]$/, '')}`)
