@@ -107,7 +107,8 @@ async function asleep(pid: number, withinMs = 20_000): Promise<void> {
   const deadline = Date.now() + withinMs;
   const read = (file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8').trim();
   while (!(read('comm') === 'sleep' && read('wchan').includes('nanosleep'))) {
-    if (Date.now() > deadline) throw new Error(`pid ${pid} not asleep in sleep(1) after ${withinMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`pid ${pid} not asleep in sleep(1) after ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
