@@ -459,6 +459,64 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
     }
   });
 
+  it('retries "no such name" only in a PyTorchJob: elsewhere a missing name is 68 at once', async () => {
+    // files only: an unknown name is ENOTFOUND, an answer, not a DNS that did not answer.
+    const nsswitch = `/etc/netns/${lab.ns('k')}/nsswitch.conf`;
+    const hosts = `/etc/netns/${lab.ns('k')}/hosts`;
+    const before = readFileSync(hosts, 'utf8');
+    writeFileSync(nsswitch, 'hosts: files\n');
+    const worker = (cluster: Record<string, string>) =>
+      lab.exec(
+        'k',
+        BIN,
+        ['explain', '--json', '--log-format', 'json', '--verify-timeout', '20s', 'train.py'],
+        {
+          cwd,
+          env: {
+            PATH: process.env.PATH,
+            MASTER_ADDR: 'train-master-0',
+            MASTER_PORT: '23456',
+            PET_NNODES: '2',
+            PET_NODE_RANK: '1',
+            ...cluster,
+          },
+          extendEnv: false,
+          reject: false,
+          stdin: 'ignore',
+          timeout: 30_000,
+        },
+      );
+    try {
+      // Bare metal: the name is wrong, and waiting 20 s for it would only delay the 68.
+      const bare = await worker({});
+      expect(bare.exitCode).toBe(68);
+      expect(String(bare.stderr)).not.toContain('retrying');
+      expect(String(bare.stderr)).toContain(
+        "master 'train-master-0' does not resolve (ENOTFOUND: no such name in /etc/hosts or DNS); check",
+      );
+
+      // A PyTorchJob's worker: the master pod's record comes once that pod runs.
+      const child = worker({ KUBERNETES_SERVICE_HOST: '192.0.2.1' });
+      let stderr = '';
+      await new Promise<void>((resolve) => {
+        child.stderr?.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (stderr.includes("the master's name does not resolve yet")) resolve();
+        });
+        void child.finally(() => resolve());
+      });
+      writeFileSync(hosts, `${before}${POD_MASTER} train-master-0\n`);
+      const run = await child;
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      expect(String(run.stderr)).toContain(
+        "the master's name does not resolve yet (ENOTFOUND); retrying up to 20 s: a pod's DNS record appears once the pod runs",
+      );
+    } finally {
+      writeFileSync(nsswitch, NSSWITCH);
+      writeFileSync(hosts, before);
+    }
+  });
+
   it("takes Multus' second network over the pod network the master is on, by its network-status", async () => {
     const status = join(cwd, 'annotations');
     const networks = [
