@@ -53,8 +53,14 @@ import { median } from './bench-lib.js';
 const SELF = fileURLToPath(import.meta.url);
 const NODE = '127.0.0.1';
 const TIMEOUT_MS = 60_000;
-/** The largest full mesh, then sampled meshes up to the issue's 4,096 nodes. */
-const SIZES = [FULL_MESH_MAX_NODES, 1_024, 4_096];
+/**
+ * The largest full mesh, then sampled meshes: SPEC's 4,096 nodes, and 16,384,
+ * which this machine's fleet of 16,383 services still fits under its hard
+ * limit of 20,000 descriptors (the master's peak is 16,471).
+ */
+const SIZES = [FULL_MESH_MAX_NODES, 1_024, 4_096, 16_384];
+/** SPEC "Verification": the master's whole check for 4,096 nodes within 3 s; none is set above. */
+const CHECK_TARGET = { nodes: 4_096, maxMs: 3_000 };
 /** Each round starts thousands of services; a few give a stable median. */
 const MAX_RUNS = 3;
 
@@ -85,7 +91,7 @@ export async function peerProbeBench(ctx = { runs: 1 }, sizes = SIZES) {
         name: `--verify peers, ${peers} peers: the master's whole check`,
         value: Math.round(median(rounds.map((r) => r.checkMs))),
         unit: 'ms',
-        target: { max: 3_000 },
+        ...(nodes <= CHECK_TARGET.nodes ? { target: { max: CHECK_TARGET.maxMs } } : {}),
       },
       {
         name: `--verify peers, ${peers} peers: the master's CPU time in its check`,

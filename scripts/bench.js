@@ -139,7 +139,7 @@ export const measurements = [
     const { benchReadiness } = await import('./bench-readiness.js');
     return benchReadiness(ctx);
   }),
-  named('--verify peers at 256, 1,024 and 4,096 nodes on loopback', async (ctx) => {
+  named('--verify peers at 256, 1,024, 4,096 and 16,384 nodes on loopback', async (ctx) => {
     const { peerProbeBench } = await import('./bench-peers.js');
     return peerProbeBench(ctx);
   }),
