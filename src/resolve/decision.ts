@@ -10,6 +10,7 @@ import type { NcclRules } from '../nccl/nccl-pick.js';
 import type { Origin } from '../origin.js';
 import type { Agreement } from './agreement.js';
 
+/** Every strategy, in the default chain's order (strategies/index.ts), `agree` last: it is opt-in. */
 export const STRATEGY_NAMES = [
   'explicit',
   'local',

@@ -1,4 +1,4 @@
-import type { Strategy, StrategyName } from '../decision.js';
+import { STRATEGY_NAMES, type Strategy, type StrategyName } from '../decision.js';
 import { agree } from './agree.js';
 import { explicit } from './explicit.js';
 import { local } from './local.js';
@@ -27,11 +27,6 @@ export const STRATEGIES: Readonly<Record<StrategyName, Strategy>> = {
  * `agree` is opt-in: it makes every node wait for every other before the
  * chain runs, which only a whole-allocation check (--verify peers) should.
  */
-export const DEFAULT_CHAIN: readonly StrategyName[] = [
-  'explicit',
-  'local',
-  'multus',
-  'subnet',
-  'route',
-  'speed',
-];
+export const DEFAULT_CHAIN: readonly StrategyName[] = STRATEGY_NAMES.filter(
+  (name) => name !== 'agree',
+);
