@@ -25,7 +25,7 @@ import { reaches } from '../options/verify-level.js';
 import { readNodeReadiness } from '../readiness/read-node-readiness.js';
 import type { Decision, ResolveContext, TraceEntry } from '../resolve/decision.js';
 import { buildExcludes } from '../resolve/excludes.js';
-import { ChainFailedError, runChain } from '../resolve/run-chain.js';
+import { ChainFailedError, decidedBefore, runChain } from '../resolve/run-chain.js';
 import { matchesMachineHostname } from '../torch/store-host-rule.js';
 import { certainRefusal, parseTorchrunArgs } from '../torch/torchrun-args.js';
 import { torchrunTable } from '../torch/torchrun-table.js';
@@ -149,7 +149,7 @@ async function readInputs(
     networkStatus: null,
     agreement: null,
   };
-  context.networkStatus = await networkStatusFor(settled, context, logger);
+  context.networkStatus = await networkStatusFor(settled, facts, context, logger);
 
   const elsewhere = portZeroElsewhere(job, context.singleNode);
   if (elsewhere !== null) throw elsewhere;
@@ -223,29 +223,25 @@ function nameWait(
 
 /**
  * --network-status, read only where `multus` will be asked: it is in the
- * chain, no strategy before it decides first (an --iface or a kept
- * NCCL_SOCKET_IFNAME, a single-node job), and the file was given. A pod
+ * chain, the strategies before it do not decide first (an --iface or a
+ * kept NCCL_SOCKET_IFNAME, a single-node job), and the file was given. A pod
  * whose networks are requested but not yet reported waits for kubelet to
  * refresh the file, up to --verify-timeout (cluster/multus-network-status.ts).
  */
 async function networkStatusFor(
   { options }: Settled,
+  facts: HostFacts,
   context: ResolveContext,
   logger: Logger,
 ): Promise<ResolveContext['networkStatus']> {
-  const at = options.strategy.indexOf('multus');
-  if (options.networkStatus === null || at < 0) return null;
-  const before = options.strategy.slice(0, at);
-  const decidedBefore =
-    (before.includes('explicit') &&
-      (context.explicitInterfaces.length > 0 || context.userNcclIfname !== null)) ||
-    (before.includes('local') && context.singleNode);
-  if (decidedBefore) return null;
-  return readNetworkStatus(options.networkStatus, {
+  const { networkStatus: file, strategy } = options;
+  if (file === null || !strategy.includes('multus')) return null;
+  if (decidedBefore('multus', strategy, facts, context)) return null;
+  return readNetworkStatus(file, {
     waitMs: options.verifyTimeout,
     onWait: (request) =>
       logger.info(
-        `waiting up to ${Math.round(options.verifyTimeout / 1000)} s for Multus' network-status in ${options.networkStatus}: the pod asks for ${request ?? 'networks'}, and kubelet writes their status into the file after the pod starts`,
+        `waiting up to ${Math.round(options.verifyTimeout / 1000)} s for Multus' network-status in ${file}: the pod asks for ${request ?? 'networks'}, and kubelet writes their status into the file after the pod starts`,
       ),
   });
 }

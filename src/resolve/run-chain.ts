@@ -52,6 +52,28 @@ export function runChain(
   throw new ChainFailedError(message, details, result.trace);
 }
 
+/**
+ * Whether the strategies before `strategy` in `names` decide without it
+ * (one picks, or stops the chain): what that strategy needs read is then
+ * not read. Runs those strategies themselves, not a copy of their rules;
+ * they are pure, so the chain that runs later meets the same outcomes.
+ */
+export function decidedBefore(
+  strategy: StrategyName,
+  names: readonly StrategyName[],
+  facts: HostFacts,
+  context: ResolveContext,
+): boolean {
+  const at = names.indexOf(strategy);
+  const before = names.slice(0, at < 0 ? names.length : at);
+  const result = chain(
+    before.map((name) => [name, STRATEGIES[name]] as const),
+    facts,
+    context,
+  );
+  return result.picked !== null || result.fatal !== null;
+}
+
 /** No strategy picked, or one was fatal (exit 69); the trace up to there, for explain to print. */
 export class ChainFailedError extends NoInterfaceError {
   constructor(

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { RouteAnswer } from '../../../src/host/host-facts.js';
 import type { ResolveContext, StrategyName, TraceEntry } from '../../../src/resolve/decision.js';
 import { buildExcludes } from '../../../src/resolve/excludes.js';
-import { ChainFailedError, runChain } from '../../../src/resolve/run-chain.js';
+import { ChainFailedError, decidedBefore, runChain } from '../../../src/resolve/run-chain.js';
 import { DEFAULT_CHAIN } from '../../../src/resolve/strategies/index.js';
 import {
   FIXTURES,
@@ -409,5 +409,28 @@ describe('the decision binds what NCCL binds', () => {
     );
     expect(decision).toMatchObject({ interface: 'eth1', address: '198.18.2.5' });
     expect(decision.reason).toBe('198.18.2.0/24 on eth1 contains master 198.18.2.1');
+  });
+});
+
+/** What a strategy needs read (multus: --network-status) is read only where the strategies before it leave the choice open. */
+describe('decidedBefore', () => {
+  const facts = loadFacts('docker-host');
+  const onLan = master('gpu-dev-00', ['198.18.4.10'], [via('198.18.4.10', 'eno1', '198.18.4.21')]);
+  it.each<[string, Partial<ResolveContext>, readonly StrategyName[], boolean]>([
+    ['nothing said, a multi-node job', onLan, DEFAULT_CHAIN, false],
+    ['--iface eno1', { ...onLan, explicitInterfaces: ['eno1'] }, DEFAULT_CHAIN, true],
+    ['a kept NCCL_SOCKET_IFNAME', { ...onLan, userNcclIfname: 'eno1' }, DEFAULT_CHAIN, true],
+    [
+      '--iface naming a missing interface (the chain stops)',
+      { explicitInterfaces: ['nope'] },
+      DEFAULT_CHAIN,
+      true,
+    ],
+    ['a single-node job', { singleNode: true }, DEFAULT_CHAIN, true],
+    ['subnet placed before multus', onLan, ['explicit', 'subnet', 'multus'], true],
+    ['multus first', { explicitInterfaces: ['eno1'] }, ['multus', 'explicit'], false],
+    ['multus not in the chain: every strategy ran', onLan, ['explicit', 'local', 'speed'], true],
+  ])('%s: %s', (_case, context, names, decided) => {
+    expect(decidedBefore('multus', names, facts, makeContext(context))).toBe(decided);
   });
 });
