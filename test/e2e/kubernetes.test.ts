@@ -49,8 +49,8 @@ import {
   readReport,
   waitForReport,
 } from '../fixtures/fixture-report.js';
-import { CHECKOUT, labRoot } from '../lab/debian-root.js';
-import { dockerUnavailable } from '../lab/docker-engine.js';
+import { CHECKOUT } from '../lab/debian-root.js';
+import { imageRoot } from '../lab/docker-images.js';
 import { PodmanLab, podmanUnavailable, trainImage } from '../lab/podman.js';
 import {
   expandPyTorchJob,
@@ -63,16 +63,8 @@ import { tier } from '../lab/tier.js';
 
 const NCCL_RUN = join(CHECKOUT, 'bin', 'nccl-run');
 
-const root = podmanUnavailable === null && dockerUnavailable === null ? labRoot('trixie') : null;
-const unavailable =
-  podmanUnavailable ??
-  // A cold image store builds the image on the Docker tier's engine.
-  dockerUnavailable ??
-  (root !== null && 'error' in root
-    ? root.error
-    : root?.path === '/'
-      ? "the image is the Docker tier's, made from the Debian 13 lab root, and this host is that root"
-      : null);
+// A cold image store makes the image on the Docker tier's engine.
+const root = podmanUnavailable === null ? imageRoot() : { unavailable: podmanUnavailable };
 
 const MB = 1_000_000;
 /** 3 all-reduces of 16 MB among 4 ranks, 2 per pod: far more than 16 MB cross between the pods. */
@@ -89,7 +81,7 @@ const STATUS_KEY = 'k8s.v1.cni.cncf.io/network-status';
 /** Go's %q of a string with only printable ASCII: JSON's quoting, as kubelet's FormatMap writes it. */
 const goQuote = (text: string) => JSON.stringify(text);
 
-tier("Kubernetes: a PyTorchJob's pods under podman kube play", unavailable, () => {
+tier("Kubernetes: a PyTorchJob's pods under podman kube play", root.unavailable, () => {
   let lab: PodmanLab | undefined;
   let job: PyTorchJob | undefined;
   const bridges = { pod: '', data: '' };

@@ -37,6 +37,20 @@ for (const version of TORCH_VERSIONS) {
         reject: false,
         timeout: 120_000,
       });
+    /** `args` after the stack's torchrun and its options, alone or behind nccl-run. */
+    const torchrun = (args: readonly string[]) => {
+      const [launcher, ...launcherArgs] = stack().torchrun as [string, ...string[]];
+      return run(launcher, [...launcherArgs, ...stack().options, ...args]);
+    };
+    const throughNcclRun = (args: readonly string[]) =>
+      run(NCCL_RUN, [
+        '--torchrun',
+        stack().torchrun.join(' '),
+        '--torch-version',
+        version,
+        ...stack().options,
+        ...args,
+      ]);
     /** The workers' "report" lines, wherever torchrun's prefixes put them. */
     const reports = (stdout: unknown) =>
       [...String(stdout).matchAll(/report (\d+ (?:MASTER_PORT|sum)=\d+)/g)]
@@ -44,12 +58,7 @@ for (const version of TORCH_VERSIONS) {
         .sort();
 
     it('c10d at localhost:0 through nccl-run: the workers get the port the store bound, and Gloo completes', async () => {
-      const result = await run(NCCL_RUN, [
-        '--torchrun',
-        stack().torchrun.join(' '),
-        '--torch-version',
-        version,
-        ...stack().options,
+      const result = await throughNcclRun([
         '--nnodes=1',
         '--nproc_per_node=2',
         '--rdzv_backend=c10d',
@@ -67,29 +76,12 @@ for (const version of TORCH_VERSIONS) {
     });
 
     it('static --master_port 0: torchrun alone tells its workers MASTER_PORT=0; nccl-run refuses it first', async () => {
-      const [launcher, ...launcherArgs] = stack().torchrun as [string, ...string[]];
-      const alone = await run(launcher, [
-        ...launcherArgs,
-        ...stack().options,
-        '--nnodes=1',
-        '--nproc_per_node=1',
-        '--master_port=0',
-        SCRIPT,
-      ]);
+      const staticPortZero = ['--nnodes=1', '--nproc_per_node=1', '--master_port=0', SCRIPT];
+      const alone = await torchrun(staticPortZero);
       expect(alone.exitCode, String(alone.stderr)).toBe(0);
       expect(reports(alone.stdout)).toEqual(['0 MASTER_PORT=0']);
 
-      const refused = await run(NCCL_RUN, [
-        '--torchrun',
-        stack().torchrun.join(' '),
-        '--torch-version',
-        version,
-        ...stack().options,
-        '--nnodes=1',
-        '--nproc_per_node=1',
-        '--master_port=0',
-        SCRIPT,
-      ]);
+      const refused = await throughNcclRun(staticPortZero);
       expect(refused.exitCode).toBe(64);
       expect(refused.stderr).toMatch(
         /--master_port: bad value '0'.*--rdzv[-_]endpoint=localhost:0/,

@@ -410,42 +410,53 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
     expect(launched.report).toBeUndefined();
   });
 
+  /** Rank 1 of a 2-node job whose master is train-master-0, checked by explain on host k, as `cluster` sets it. */
+  const lateNameWorker = (cluster: Record<string, string>) =>
+    lab.exec(
+      'k',
+      BIN,
+      ['explain', '--json', '--log-format', 'json', '--verify-timeout', '20s', 'train.py'],
+      {
+        cwd,
+        env: {
+          PATH: process.env.PATH,
+          MASTER_ADDR: 'train-master-0',
+          MASTER_PORT: '23456',
+          PET_NNODES: '2',
+          PET_NODE_RANK: '1',
+          ...cluster,
+        },
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 30_000,
+      },
+    );
+  const IN_A_POD = { KUBERNETES_SERVICE_HOST: '192.0.2.1' };
+
+  /**
+   * Writes the master pod's record into host k's /etc/hosts (a bind mount of
+   * this file, written in place) once `worker` says it waits for the name, as
+   * the record comes once that pod runs; the worker's result.
+   */
+  async function masterPodAppears(worker: ReturnType<typeof lateNameWorker>, hosts: string) {
+    let stderr = '';
+    await new Promise<void>((resolve) => {
+      worker.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes("the master's name does not resolve yet")) resolve();
+      });
+      void worker.finally(() => resolve());
+    });
+    writeFileSync(hosts, `${readFileSync(hosts, 'utf8')}${POD_MASTER} train-master-0\n`);
+    return worker;
+  }
+
   it("waits for a Kubernetes master pod's name that resolves only once that pod runs", async () => {
     const hosts = `/etc/netns/${lab.ns('k')}/hosts`;
     const before = readFileSync(hosts, 'utf8');
     try {
-      const child = lab.exec(
-        'k',
-        BIN,
-        ['explain', '--json', '--log-format', 'json', '--verify-timeout', '20s', 'train.py'],
-        {
-          cwd,
-          env: {
-            PATH: process.env.PATH,
-            KUBERNETES_SERVICE_HOST: '192.0.2.1',
-            MASTER_ADDR: 'train-master-0',
-            MASTER_PORT: '23456',
-            PET_NNODES: '2',
-            PET_NODE_RANK: '1',
-          },
-          extendEnv: false,
-          reject: false,
-          stdin: 'ignore',
-          timeout: 30_000,
-        },
-      );
-      // The master pod's record comes once nccl-run says it waits for it
-      // (written in place: the namespace's /etc/hosts is a bind mount of this file).
-      let stderr = '';
-      await new Promise<void>((resolve) => {
-        child.stderr?.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-          if (stderr.includes("the master's name does not resolve yet")) resolve();
-        });
-        void child.finally(() => resolve());
-      });
-      writeFileSync(hosts, `${before}${POD_MASTER} train-master-0\n`);
-      const run = await child;
+      const run = await masterPodAppears(lateNameWorker(IN_A_POD), hosts);
       expect(run.exitCode, String(run.stderr)).toBe(0);
       expect(String(run.stderr)).toContain(
         "the master's name does not resolve yet (EAI_AGAIN); retrying up to 20 s: a pod's DNS record appears once the pod runs",
@@ -465,48 +476,16 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
     const hosts = `/etc/netns/${lab.ns('k')}/hosts`;
     const before = readFileSync(hosts, 'utf8');
     writeFileSync(nsswitch, 'hosts: files\n');
-    const worker = (cluster: Record<string, string>) =>
-      lab.exec(
-        'k',
-        BIN,
-        ['explain', '--json', '--log-format', 'json', '--verify-timeout', '20s', 'train.py'],
-        {
-          cwd,
-          env: {
-            PATH: process.env.PATH,
-            MASTER_ADDR: 'train-master-0',
-            MASTER_PORT: '23456',
-            PET_NNODES: '2',
-            PET_NODE_RANK: '1',
-            ...cluster,
-          },
-          extendEnv: false,
-          reject: false,
-          stdin: 'ignore',
-          timeout: 30_000,
-        },
-      );
     try {
       // Bare metal: the name is wrong, and waiting 20 s for it would only delay the 68.
-      const bare = await worker({});
+      const bare = await lateNameWorker({});
       expect(bare.exitCode).toBe(68);
       expect(String(bare.stderr)).not.toContain('retrying');
       expect(String(bare.stderr)).toContain(
         "master 'train-master-0' does not resolve (ENOTFOUND: no such name in /etc/hosts or DNS); check",
       );
 
-      // A PyTorchJob's worker: the master pod's record comes once that pod runs.
-      const child = worker({ KUBERNETES_SERVICE_HOST: '192.0.2.1' });
-      let stderr = '';
-      await new Promise<void>((resolve) => {
-        child.stderr?.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-          if (stderr.includes("the master's name does not resolve yet")) resolve();
-        });
-        void child.finally(() => resolve());
-      });
-      writeFileSync(hosts, `${before}${POD_MASTER} train-master-0\n`);
-      const run = await child;
+      const run = await masterPodAppears(lateNameWorker(IN_A_POD), hosts);
       expect(run.exitCode, String(run.stderr)).toBe(0);
       expect(String(run.stderr)).toContain(
         "the master's name does not resolve yet (ENOTFOUND); retrying up to 20 s: a pod's DNS record appears once the pod runs",
@@ -578,5 +557,15 @@ tier('nccl-run resolves on real interfaces', netnsUnavailable, () => {
     expect(run.exitCode).toBe(78);
     expect(run.stderr).toMatch(/--network-status .*no-such-file cannot be read \(ENOENT\)/);
     expect(run.report).toBeUndefined();
+    // An --iface decides before multus is asked: the file is not read, and the job starts.
+    const chosen = await launch('k', [
+      '--network-status',
+      join(cwd, 'no-such-file'),
+      '--iface',
+      'net1',
+      ...job(1, POD_MASTER),
+    ]);
+    expect(chosen.exitCode, chosen.stderr).toBe(0);
+    expect(chosen.report).toBeDefined();
   });
 });

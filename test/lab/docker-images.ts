@@ -35,11 +35,35 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { CHECKOUT, LIBUV_WORKAROUND_PATH } from './debian-root.js';
-import { DOCKER_CLI, DOCKER0_ADDRESS, type DockerEngine } from './docker-engine.js';
+import { CHECKOUT, LIBUV_WORKAROUND_PATH, labRoot } from './debian-root.js';
+import {
+  DOCKER_CLI,
+  DOCKER0_ADDRESS,
+  type DockerEngine,
+  dockerUnavailable,
+} from './docker-engine.js';
 
 export const MIRROR_PORT = 8780;
 const MIRROR_SCRIPT = fileURLToPath(new URL('./apt-mirror.mjs', import.meta.url));
+
+/**
+ * The Debian 13 lab root the images are made from, built on first use, or
+ * why a tier that needs them cannot run: no Docker engine to make them on,
+ * no root, or this host being that root (it cannot import itself). The
+ * Docker tier runs them, and the Kubernetes tier loads them into podman.
+ */
+export function imageRoot(): { path: string; unavailable: null } | { unavailable: string } {
+  if (dockerUnavailable !== null) return { unavailable: dockerUnavailable };
+  const root = labRoot('trixie');
+  if ('error' in root) return { unavailable: root.error };
+  if (root.path === '/') {
+    return {
+      unavailable:
+        'the Docker images are imported from the Debian 13 lab root, and this host is that root',
+    };
+  }
+  return { path: root.path, unavailable: null };
+}
 
 /** The image `nccl-run init compose` and the README run. */
 export const TRAIN_IMAGE = 'nccl-run-train:latest';
