@@ -20,7 +20,9 @@
  *
  * A node that goes while it waits (its check killed) takes its entry with
  * it, so a rerun is not "a second node with its rank". A registration from
- * the same name, source and address as a held entry replaces it.
+ * the same name, source and address as a held entry replaces it; from the
+ * same name at another address (a pod made anew) too, where admission's
+ * dial-back finds the old one gone, and is late once the roster is final.
  */
 import { ConfigError } from '../errors.js';
 import type { JobShape } from '../job/job-shape.js';
@@ -174,8 +176,8 @@ export class Registry<R extends Round> implements RequestHandler {
     const key = typed.node.rank !== null ? `rank ${typed.node.rank}` : `${typed.node.name} ${seen}`;
     const held = this.registrations.get(key);
     if (held !== undefined && !sameMachine(held, typed, seen)) {
-      if (this.final === null && this.mayBeRerun(held, typed)) {
-        this.replaceIfGone(held, typed, seen, connection, hold);
+      if (this.mayBeRerun(held, typed)) {
+        this.answerRerun(held, typed, seen, connection, hold);
         return;
       }
       connection.finish(
@@ -236,10 +238,12 @@ export class Registry<R extends Round> implements RequestHandler {
   /**
    * `held`'s node is asked whether it still runs (admission stillThere):
    * gone, its entry (and a connection the master still holds for it, half
-   * open where the pod's network went first) makes way for `request`;
-   * there, the two claim one key and the newcomer is refused, as before.
+   * open where the pod's network went first) makes way for `request`, or,
+   * once the roster is final, `request` is answered from it as any node
+   * after completion is (late); there, the two claim one key and the
+   * newcomer is refused.
    */
-  private replaceIfGone(
+  private answerRerun(
     held: Entry<R>,
     request: RequestOf<R>,
     seen: string,
@@ -262,7 +266,11 @@ export class Registry<R extends Round> implements RequestHandler {
           );
           return;
         }
-        if (this.registrations.holds(held) && this.final === null) {
+        if (this.final !== null) {
+          connection.finish(this.afterCompletion(this.final, held.key, request, seen, undefined));
+          return;
+        }
+        if (this.registrations.holds(held)) {
           const stale = held.connection;
           this.room.release(held);
           this.registrations.remove(held);

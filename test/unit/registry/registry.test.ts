@@ -272,6 +272,27 @@ describe('the registry behind its service, with admission', () => {
     expect(registry.waitingNow().toString()).toContain('"registered":1');
   });
 
+  it('answers a pod made anew after the roster is final as late, as any node after completion, once its old registration no longer answers', async () => {
+    const { registry, port } = await registryService();
+    const aKey = newProofKey();
+    const a = await stoppableService('127.0.0.5', aKey);
+    const oldKey = newProofKey();
+    const old = await stoppableService('127.0.0.3', oldKey);
+    await registerFrom('127.0.0.3', port, claim('127.0.0.3', old.port, oldKey));
+    const master = await registerFrom('127.0.0.5', port, {
+      ...claim('127.0.0.5', a.port, aKey),
+      node: { name: 'node-a', rank: 0 },
+    });
+    expect(master.first).toMatchObject({ kind: 'roster', late: false });
+    expect(registry.outcome).toMatchObject({ completion: 'all' });
+    // node-b's pod is deleted and made anew with another address.
+    await old.close();
+    const newKey = newProofKey();
+    const made = await stoppableService('127.0.0.4', newKey);
+    const again = await registerFrom('127.0.0.4', port, claim('127.0.0.4', made.port, newKey));
+    expect(again.first).toMatchObject({ kind: 'roster', late: true, members: [] });
+  });
+
   it('refuses a second node under the same name while the first still answers: two nodes claim it', async () => {
     const { port } = await registryService();
     const key = newProofKey();
