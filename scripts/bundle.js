@@ -83,7 +83,7 @@ export const lazyBuiltins = {
 };
 
 /** What both builds share: nccl-run from its TypeScript sources, for Node 20. */
-function buildOptions() {
+export function buildOptions() {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const templates = Object.fromEntries(
     TEMPLATE_FILES.map((file) => [file, readFileSync(join(root, file), 'utf8')]),

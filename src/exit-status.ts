@@ -44,7 +44,7 @@ export const EXIT_STATUS = {
   internal: status(
     70,
     'a bug in nccl-run',
-    'a bug in nccl-run (please report it); its program files missing beside `bin/nccl-run`; a `node` on PATH that is not Node.js 20.12+ (it exited 0 without handing the launch over)',
+    'a bug in nccl-run (please report it); its program files missing beside `bin/nccl-run`; a `node` on PATH that is not Node.js 20.12+ (it exited 0 without handing the launch over); a single executable whose Node is not the one it was built for',
   ),
   unreachable: status(
     75,

@@ -14,9 +14,21 @@ import { main } from './main.js';
 /** A reader that went away (`nccl-run env | head -1`): the status a writer killed by SIGPIPE has. */
 const EPIPE_STATUS = signalStatus(constants.signals.SIGPIPE);
 
-/** Runs nccl-run; `beforeExit` runs last (bin/nccl-run.cjs writes its code cache there). */
-export async function start({ beforeExit }: { beforeExit?: () => void } = {}): Promise<never> {
-  const handover = takeHandoverTarget(process.env);
+export interface StartOptions {
+  /** nccl-run's arguments; process.argv's by default. */
+  argv?: readonly string[];
+  /** The caller's environment; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+  /** Runs last (bin/nccl-run.cjs writes its code cache there). */
+  beforeExit?: () => void;
+}
+
+export async function start({
+  argv = process.argv.slice(2),
+  env = process.env,
+  beforeExit,
+}: StartOptions = {}): Promise<never> {
+  const handover = takeHandoverTarget(env);
   if (handover !== null) stopWithShell(handover);
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -24,7 +36,7 @@ export async function start({ beforeExit }: { beforeExit?: () => void } = {}): P
       process.exit(EPIPE_STATUS);
     });
   }
-  const status = await main(process.argv.slice(2), process.env, handover);
+  const status = await main(argv, env, handover);
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   if (handover !== null && status === 0) handNothingOver(handover);
   beforeExit?.();

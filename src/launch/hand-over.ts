@@ -17,24 +17,17 @@
  * `BASH_FUNC_module%%`; dash drops them) are put back by `env` between the
  * shell and the launcher. A command that launches nothing writes
  * `_nccl_run_next=done`: a Node that exits 0 without either is not ours.
- * Where Node has process.execve (22.15+, 23.11+), the one-file build run by
- * plain `node` execs directly, its argv as Node decoded it.
+ * Without a shell (the single executable; the one-file build run by plain
+ * `node` 22.15+), exec-launcher.ts execs directly.
  */
-import {
-  closeSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
-import { decodeBytes, encodeBytes } from '../byte-string.js';
-import { ConfigError } from '../errors.js';
+import { encodeBytes } from '../byte-string.js';
 import { signalStatus } from '../exit-status.js';
 import { shellQuote } from '../shell-words.js';
+import { execLauncher } from './exec-launcher.js';
 import { findLauncher } from './find-launcher.js';
+import { type Entry, environEntries } from './proc-strings.js';
 
 /** Where bin/nccl-run waits for the hand-over: its file, and the shell's pid. */
 export interface HandoverTarget {
@@ -89,14 +82,7 @@ export function handOver(handover: Handover, target: HandoverTarget | null): voi
     writeHandover(target, encodeBytes(handoverScript(handover, shellChanges(target.shell))));
     return;
   }
-  const execve = (process as { execve?: (file: string, args: string[], env: object) => never })
-    .execve;
-  if (execve === undefined) {
-    throw new ConfigError(
-      `this Node (${process.version}) cannot exec the launcher (process.execve is Node 22.15+): start nccl-run with its bin/nccl-run script, or use env/--dry-run for the variables`,
-    );
-  }
-  execve(handover.file, [...handover.launcher, ...handover.torchrunArgv], handover.env);
+  execLauncher(handover.file, [...handover.launcher, ...handover.torchrunArgv], handover.env);
 }
 
 /** After a command that launched nothing (an empty file): the shell exits 0. */
@@ -105,9 +91,6 @@ export function handNothingOver(target: HandoverTarget): void {
     writeHandover(target, Buffer.from('_nccl_run_next=done\n'));
   }
 }
-
-/** One environment entry, its bytes as byte-string.ts carries them. */
-type Entry = { name: string; value: string };
 
 /**
  * How the shell's environment, which it will pass on, differs from the
@@ -131,8 +114,8 @@ export function shellChanges(shell: number): ShellChanges {
   let caller: Map<string, Entry>;
   let passed: Map<string, Entry>;
   try {
-    caller = environEntries(readFileSync(`/proc/${shell}/environ`));
-    passed = environEntries(readFileSync('/proc/self/environ'));
+    caller = environEntries(shell);
+    passed = environEntries();
   } catch {
     return NO_CHANGES;
   }
@@ -142,19 +125,6 @@ export function shellChanges(shell: number): ShellChanges {
     (entry) => passed.get(entry.name)?.value !== entry.value,
   );
   return { added, restored };
-}
-
-/** NUL-separated NAME=VALUE entries by name; the first of a name wins, as getenv(3) finds it. */
-function environEntries(environ: Buffer): Map<string, Entry> {
-  const entries = new Map<string, Entry>();
-  for (const text of decodeBytes(environ).split('\0')) {
-    const equals = text.indexOf('=');
-    // An entry without `=`, or with an empty name, is no variable any exec can pass on.
-    if (equals <= 0) continue;
-    const name = text.slice(0, equals);
-    if (!entries.has(name)) entries.set(name, { name, value: text.slice(equals + 1) });
-  }
-  return entries;
 }
 
 /** A name the shell can export or unset (POSIX: letters, digits, underscore; not a digit first). */

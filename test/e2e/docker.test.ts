@@ -2,12 +2,13 @@
  * Docker for real (issue 22): Debian 12's engine (20.10) in a network
  * namespace of the tier's own (test/lab/docker-engine.ts), compose v2 from
  * Debian 13 as its CLI plugin, and Dockerfile.example built as written on
- * base images made from this machine (test/lab/docker-images.ts), with no
- * network beyond the engine's namespace. What a user does, each on the real
- * engine:
+ * a base image made from this machine (test/lab/docker-images.ts), with the
+ * single executable `npm run release` writes as the one file it copies, and
+ * no network beyond the engine's namespace. What a user does, each on the
+ * real engine:
  * 1. the example builds offline, with BuildKit and with the classic builder
- *    (20.10's default), and `docker run IMAGE` prints explain; a `# syntax=`
- *    line is what would fail;
+ *    (20.10's default), from a context of that one file, and `docker run
+ *    IMAGE` prints explain; a `# syntax=` line is what would fail;
  * 2. `nccl-run init compose` + `docker compose up`: a real torch 2.6 Gloo
  *    all-reduce between two containers goes over the data network (the
  *    bridges' port counters say so), while torchrun alone goes over the
@@ -20,7 +21,7 @@
  *    the same address never picks it.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -39,8 +40,9 @@ import {
   buildFromText,
   buildTrainImage,
   imageRoot,
-  nodeImage,
+  imageSize,
   pytorchImage,
+  TRAIN_BINARY,
   TRAIN_IMAGE,
 } from '../lab/docker-images.js';
 import { tier } from '../lab/tier.js';
@@ -58,7 +60,7 @@ tier(
   () => {
     let engine: DockerEngine | undefined;
     let build = { output: '' };
-    let buildInputs: { images: { node: string; pytorch: string }; debs: string } | undefined;
+    let buildInputs: { pytorch: string; debs: string } | undefined;
     const work = mkdtempSync(join(tmpdir(), 'ncr-docker-work-'));
     const removeOnSignal = new Map<NodeJS.Signals, () => void>();
 
@@ -75,16 +77,22 @@ tier(
         process.on(signal, handler);
       }
       const up = performance.now();
-      const images = {
-        pytorch: await pytorchImage(engine, labPath),
-        node: await nodeImage(engine),
-      };
+      const pytorch = await pytorchImage(engine, labPath);
       const based = performance.now();
-      build = await buildTrainImage(engine, images, debs);
-      buildInputs = { images, debs };
+      build = await buildTrainImage(engine, pytorch, debs);
+      buildInputs = { pytorch, debs };
       const phase = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
       process.stderr.write(
-        `docker tier: compose v2 and engine ${phase(started, up)}, base images ${phase(up, based)}, nccl-run image ${phase(based, performance.now())}\n`,
+        `docker tier: compose v2 and engine ${phase(started, up)}, base image ${phase(up, based)}, nccl-run image ${phase(based, performance.now())}\n`,
+      );
+      // What the image adds to the user's PyTorch image: nccl-run and tini.
+      const sizes = {
+        train: await imageSize(engine, TRAIN_IMAGE),
+        base: await imageSize(engine, pytorch),
+      };
+      const size = (bytes: number) => `${bytes} bytes (${(bytes / 2 ** 20).toFixed(1)} MiB)`;
+      console.log(
+        `docker tier: image ${TRAIN_IMAGE} ${size(sizes.train)}, its PyTorch base ${size(sizes.base)}: nccl-run and tini add ${size(sizes.train - sizes.base)}`,
       );
     }, 900_000);
 
@@ -102,7 +110,11 @@ tier(
       const route = await e.inNamespace('ip', ['route', 'get', '203.0.113.1'], { reject: false });
       expect(route.exitCode).not.toBe(0);
       expect(String(route.stderr)).toMatch(/unreachable/i);
-      expect(build.output).toMatch(/\] RUN npm ci --no-audit --no-fund$/m);
+      // The one file, and the check that it runs in the PyTorch image.
+      expect(build.output).toMatch(
+        /\] COPY release\/nccl-run-linux-x64 \/usr\/local\/bin\/nccl-run$/m,
+      );
+      expect(build.output).toMatch(/\] RUN nccl-run --version$/m);
       expect(build.output).toMatch(/naming to docker\.io\/library\/nccl-run-train:latest done$/m);
 
       const explained = await docker(['run', '--rm', TRAIN_IMAGE]);
@@ -504,11 +516,16 @@ tier(
     it("builds as written with the classic builder too (DOCKER_BUILDKIT=0, Docker 20.10's default)", async () => {
       const tag = 'nccl-run-lab/train-classic:latest';
       const inputs = buildInputs as NonNullable<typeof buildInputs>;
-      const classic = await buildTrainImage(engine as DockerEngine, inputs.images, inputs.debs, {
+      const classic = await buildTrainImage(engine as DockerEngine, inputs.pytorch, inputs.debs, {
         tag,
         buildkit: false,
       });
       expect(classic.output).toMatch(/^Successfully tagged nccl-run-lab\/train-classic:latest$/m);
+      // The classic builder sends the whole context: .dockerignore keeps it to
+      // the one file (the rest of release/ holds the wheels; node_modules, the
+      // tests, .git stay out too).
+      const sent = classic.output.match(/^Sending build context to Docker daemon\s+([\d.]+)MB$/m);
+      expect(Number(sent?.[1]) * 1e6).toBeLessThan(statSync(TRAIN_BINARY).size + 1e6);
       const mode = await docker([
         'run',
         '--rm',

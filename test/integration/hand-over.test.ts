@@ -1,10 +1,11 @@
 /**
  * The hand-over (bin/nccl-run and src/launch/hand-over.ts) under each POSIX
  * shell users have as /bin/sh: dash (Debian, Ubuntu), bash (RHEL and most
- * HPC clusters), busybox sh (minimal images). Real shells, real signals,
- * real descriptors; the launchers are real programs (env(1), the fixture
- * scripts) that report what they received. Signals after the exec are in
- * launch-signals.test.ts, the rest of the launch in launch.test.ts.
+ * HPC clusters), busybox sh (minimal images); and the single executable's
+ * (src/launch/exec-launcher.ts), held to the same tests. Real shells, real
+ * signals, real descriptors; the launchers are real programs (env(1), the
+ * fixture scripts) that report what they received. Signals after the exec
+ * are in launch-signals.test.ts, the rest of the launch in launch.test.ts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -24,9 +25,10 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeBytes } from '../../src/byte-string.js';
+import { rebuildScript } from '../../src/launch/exec-launcher.js';
 import { handoverScript } from '../../src/launch/hand-over.js';
 import { fixture } from '../fixtures/fixture-report.js';
-import { BIN, shellWord } from '../fixtures/nccl-run-process.js';
+import { BIN, SINGLE_EXECUTABLE, shellWord } from '../fixtures/nccl-run-process.js';
 import { netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';
 
@@ -34,6 +36,16 @@ const SHELLS: [string, string[]][] = [
   ['dash', ['dash']],
   ['bash', ['bash']],
   ['busybox sh', ['busybox', 'sh']],
+];
+
+/** Each way nccl-run starts: the shell entry under each shell, and the single executable (Entry.nodeStarts). */
+const STARTS: [string, { command: string[]; nodeStarts: boolean; quitIs131: boolean }][] = [
+  ...SHELLS.map(([name, shell]): (typeof STARTS)[number] => [
+    `the shell entry under ${name}`,
+    // bash and busybox sh ignore SIGQUIT even untrapped: they exit 131 instead.
+    { command: [...shell, BIN], nodeStarts: false, quitIs131: name !== 'dash' },
+  ]),
+  ['the single executable', { command: [SINGLE_EXECUTABLE], nodeStarts: true, quitIs131: false }],
 ];
 
 /** `[file, args]` to run `args` under `shell`. */
@@ -62,12 +74,14 @@ async function closedPort(): Promise<number> {
 }
 
 /** A worker's nccl-run that waits for its master until killed (or 60 s). */
-function waitingWorker(port: number): string[] {
-  return [
-    ...[BIN, '--iface', 'lo', '--verify', 'master', '--verify-timeout', '60s'],
+function waitingWorker(start: string[], port: number): [string, string[]] {
+  const [file, ...args] = [
+    ...start,
+    ...['--iface', 'lo', '--verify', 'master', '--verify-timeout', '60s'],
     ...['--log-format', 'json', '--torchrun', fixture('report-launcher.js')],
     ...['--nnodes=2', '--node-rank=1', '--master-addr=127.0.0.1', `--master-port=${port}`, 'x.py'],
-  ];
+  ] as [string, ...string[]];
+  return [file, args];
 }
 
 /** The pids of the processes whose environment holds `marker`: what one run left behind. */
@@ -135,7 +149,7 @@ function waitForText(child: ChildProcess, text: string, withinMs = 20_000): Prom
   });
 }
 
-describe.each(SHELLS)('the hand-over under %s', (_name, shell) => {
+describe.each(STARTS)('the hand-over through %s', (_name, start) => {
   it('gives the launcher the caller environment byte for byte, and exactly what nccl-run sets', async () => {
     const dir = freshDir();
     writeFileSync(join(dir, 'job.env'), Buffer.from('FROM_FILE=caf\xe9 \xff\n', 'latin1'));
@@ -160,8 +174,7 @@ describe.each(SHELLS)('the hand-over under %s', (_name, shell) => {
     const alone = await environ('/usr/bin/env -0');
     const through = await environ(
       [
-        ...shell,
-        BIN,
+        ...start.command,
         ...['--iface', 'lo', '--verify', 'none', '--log-level', 'silent'],
         ...['--env-file', 'job.env', '--torchrun', '/usr/bin/env', '-0'],
       ]
@@ -191,7 +204,7 @@ describe.each(SHELLS)('the hand-over under %s', (_name, shell) => {
       const delayMs = run * 6;
       const marker = `NCR_HANDOVER_RUN=${process.pid}-${run}-${Math.random()}`;
       const temp = freshDir();
-      const child = spawn(...under(shell, waitingWorker(port)), {
+      const child = spawn(...waitingWorker(start.command, port), {
         env: { ...process.env, NCR_HANDOVER_RUN: marker.split('=')[1], TMPDIR: temp },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -222,7 +235,7 @@ describe.each(SHELLS)('the hand-over under %s', (_name, shell) => {
     for (const signal of ['SIGINT', 'SIGQUIT'] as const) {
       const marker = `${process.pid}-${signal}-${Math.random()}`;
       const report = join(freshDir(), 'report.json');
-      const child = spawn(...under(shell, waitingWorker(port)), {
+      const child = spawn(...waitingWorker(start.command, port), {
         env: { ...process.env, NCR_HANDOVER_RUN: marker, FIXTURE_REPORT: report },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
@@ -236,12 +249,11 @@ describe.each(SHELLS)('the hand-over under %s', (_name, shell) => {
       const status = await exited(child);
       // At once: the pre-flight never got to its verdict.
       expect(stderr, signal).not.toContain('verification failed');
-      // bash and busybox sh ignore SIGQUIT even untrapped: they exit 131 instead.
-      expect([
-        { code: null, signal },
-        { code: 131, signal: null },
-      ]).toContainEqual(status);
-      if (shell[0] === 'dash' || signal === 'SIGINT') expect(status.signal).toBe(signal);
+      expect(status).toEqual(
+        start.quitIs131 && signal === 'SIGQUIT'
+          ? { code: 131, signal: null }
+          : { code: null, signal },
+      );
       expect(await leftBehind(marker)).toEqual([]);
       expect(() => readFileSync(report)).toThrow();
     }
@@ -274,8 +286,7 @@ describe.each(SHELLS)('the hand-over under %s', (_name, shell) => {
     const alone = await held([fixture('hold-fds.sh')], '');
     expect(alone).toEqual(expect.arrayContaining(files));
     const ncclRun = [
-      ...shell,
-      BIN,
+      ...start.command,
       '--iface',
       'lo',
       '--verify',
@@ -283,19 +294,23 @@ describe.each(SHELLS)('the hand-over under %s', (_name, shell) => {
       '--log-level',
       'silent',
     ].concat(['--torchrun', fixture('hold-fds.sh')]);
-    expect(await held(ncclRun, '')).toEqual(alone);
-    expect(await held(ncclRun, '>&-')).toEqual(alone.filter((entry) => !entry.startsWith('1 ')));
+    if (!start.nodeStarts) {
+      expect(await held(ncclRun, '')).toEqual(alone);
+      expect(await held(ncclRun, '>&-')).toEqual(alone.filter((entry) => !entry.startsWith('1 ')));
+      return;
+    }
+    // Node closes 3 to 15 at the exec and gives a closed 1 /dev/null (Entry.nodeStarts): the README says so.
+    const unheld = alone.filter((entry) => !files.includes(entry));
+    expect(await held(ncclRun, '')).toEqual(unheld);
+    expect(await held(ncclRun, '>&-')).toEqual(
+      unheld.map((entry) => (entry.startsWith('1 ') ? '1 /dev/null' : entry)),
+    );
   });
 
-  it('sh nccl-run from its own folder runs, and env into a closed pipe exits 141 without a stack trace', async () => {
-    const version = await execa(...under(shell, ['nccl-run', '--version']), {
-      cwd: join(BIN, '..'),
-      reject: false,
-    });
-    expect(version.exitCode).toBe(0);
-    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
+  it('env into a closed pipe exits 141 without a stack trace', async () => {
     // stdout's reader is gone before nccl-run writes: Node starts long after spawn returns.
-    const env = spawn(...under(shell, [BIN, 'env', '--iface', 'lo']), {
+    const [file, ...args] = start.command as [string, ...string[]];
+    const env = spawn(file, [...args, 'env', '--iface', 'lo'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     env.stdout.destroy();
@@ -305,6 +320,17 @@ describe.each(SHELLS)('the hand-over under %s', (_name, shell) => {
     });
     expect(await exited(env)).toEqual({ code: 141, signal: null });
     expect(stderr).toBe('');
+  });
+});
+
+describe.each(SHELLS)('sh nccl-run under %s', (_name, shell) => {
+  it('runs from its own folder', async () => {
+    const version = await execa(...under(shell, ['nccl-run', '--version']), {
+      cwd: join(BIN, '..'),
+      reject: false,
+    });
+    expect(version.exitCode).toBe(0);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
   });
 });
 
@@ -413,6 +439,30 @@ describe('the hand-over words (src/launch/hand-over.ts), evaluated by the shells
         '',
         'caf\xe9',
       ]);
+    },
+  );
+});
+
+describe("the single executable's words for bytes that are not UTF-8 (src/launch/exec-launcher.ts), evaluated by the shells", () => {
+  it.each(SHELLS)(
+    'under %s: every byte back, trailing newlines, quotes and % included',
+    async (_name, shell) => {
+      const words = [
+        '/usr/bin/printf',
+        '%s\\0',
+        `caf\udce9 \udcff\udcfe`,
+        `it's 100% "$HOME" \\n \`id\`\n\n`,
+        '',
+        `\udc80\n`,
+        'naïve',
+      ];
+      const { stdout } = await execa(...under(shell, ['-c', rebuildScript(words)]), {
+        encoding: 'buffer',
+        extendEnv: false,
+        env: {},
+      });
+      const printed = Buffer.from(stdout).toString('latin1').split('\0').slice(0, -1);
+      expect(printed).toEqual(words.slice(2).map((word) => encodeBytes(word).toString('latin1')));
     },
   );
 });

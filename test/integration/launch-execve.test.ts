@@ -3,8 +3,9 @@
  * on a Node that has process.execve (22.15+) execs the launcher itself, no
  * shell in between. The same contract holds there (same pid, exit status,
  * every environment entry, signals once), but for bytes that are not UTF-8,
- * which Node decodes before nccl-run sees them: the shell entry keeps those.
- * Node 22 comes from the npm registry (test/lab/node22.sh, run by .ci/run).
+ * which Node decodes before nccl-run sees them: the shell entry and the
+ * single executable keep those. The Node is the one the single executable
+ * embeds (scripts/official-node.js, fetched by `npm run release`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { NODE_VERSION, officialNode } from '../../scripts/official-node.js';
 import {
   fixture,
   isReady,
@@ -25,13 +27,9 @@ import { tier } from '../lab/tier.js';
 
 afterAll(removeReports);
 
-const NODE22 = '/var/cache/nccl-run-lab/node-22.23.5/bin/node';
+const NODE = officialNode('x64');
 const BUNDLE = fileURLToPath(new URL('../../dist/nccl-run.mjs', import.meta.url));
-const unavailable = existsSync(NODE22)
-  ? existsSync(BUNDLE)
-    ? null
-    : `${BUNDLE} is missing: run npm run build`
-  : `no Node 22 at ${NODE22} (bash test/lab/node22.sh fetches it)`;
+const unavailable = existsSync(BUNDLE) ? null : `${BUNDLE} is missing: run npm run build`;
 
 /** nccl-run's one-file build under Node 22, launching the recording fixture. */
 function start(
@@ -41,7 +39,7 @@ function start(
   job: string[] = [],
 ): ChildProcess {
   return spawn(
-    NODE22,
+    NODE,
     [
       ...[
         '--',
@@ -61,7 +59,7 @@ function start(
   );
 }
 
-tier('launch through process.execve (Node 22, plain node)', unavailable, () => {
+tier(`launch through process.execve (Node ${NODE_VERSION}, plain node)`, unavailable, () => {
   it('the launcher is the process, with its argv, every entry of the environment and its exit status', async () => {
     const report = reportPath();
     const odd = { 'a-b': '1', 'BASH_FUNC_module%%': '() {  echo module\n}' };

@@ -2,14 +2,15 @@
  * SPEC "Launch": after the exec every signal reaches torchrun exactly once,
  * as if it had been started alone, in each context users have; before the
  * exec a signal stops nccl-run at once and nothing is launched. Each context
- * is its own test, with the real entry (bin/nccl-run), real processes, a real
+ * is its own test, through each real entry (bin/nccl-run and the single
+ * executable, fixtures/nccl-run-process.ts ENTRIES), real processes, a real
  * pseudo-terminal, real timeout(1) and real tini as PID 1. Slurm's scancel is
  * in test/e2e/slurm.test.ts, on a real cluster.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fixture,
   isReady,
@@ -19,8 +20,9 @@ import {
   waitForReport,
 } from '../fixtures/fixture-report.js';
 import {
-  BIN,
+  assertBuilt,
   cliCommand,
+  ENTRIES,
   settleAndRelease,
   startDetached,
   startOnTerminal,
@@ -44,8 +46,8 @@ function holdEnv(report: string): NodeJS.ProcessEnv {
 }
 
 /** Starts nccl-run detached and waits until the launcher runs in its place. */
-async function startedDetached(report: string): Promise<ChildProcess> {
-  const nccl = startDetached(cliCommand('report-launcher.js'), holdEnv(report));
+async function startedDetached(report: string, bin: string): Promise<ChildProcess> {
+  const nccl = startDetached(cliCommand('report-launcher.js', [], bin), holdEnv(report));
   const ready = await waitForReport(report, isReady, { writer: nccl });
   expect(ready.pid).toBe(nccl.pid);
   return nccl;
@@ -58,153 +60,169 @@ function isRunning(pid: number): boolean {
   return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
 }
 
-describe('after the exec, without a terminal', () => {
-  // kill(1) of the pid, and a signal to the whole process group (nccl-run leads its own).
-  it.each([
-    ...SIGNALS.map((signal) => ['kill(1) of the pid', signal, 1] as const),
-    ...(['SIGTERM', 'SIGINT', 'SIGHUP'] as const).map(
-      (signal) => ['a signal to the whole process group', signal, -1] as const,
-    ),
-  ])('%s: %s arrives exactly once', async (_case, signal, sign) => {
-    const report = reportPath();
-    const nccl = await startedDetached(report);
-    const pid = nccl.pid as number;
-    process.kill(sign * pid, signal);
-    const { status, marker, final } = await settleAndRelease(nccl, pid, report, signal);
-    expect(final.signals).toEqual([signal, marker]);
-    expect(status).toBe(EXIT_CODE);
-  });
+describe.each(ENTRIES)('through $name', (entry) => {
+  const { bin } = entry;
+  beforeAll(() => assertBuilt(entry));
 
-  it('timeout(1): its SIGTERM arrives exactly once, and timeout says 124', async () => {
-    const report = reportPath();
-    const timeout = spawn('timeout', ['-s', 'TERM', '1', ...cliCommand('report-launcher.js')], {
-      env: holdEnv(report),
-      stdio: ['ignore', 'ignore', 'inherit'],
+  describe('after the exec, without a terminal', () => {
+    // kill(1) of the pid, and a signal to the whole process group (nccl-run leads its own).
+    it.each([
+      ...SIGNALS.map((signal) => ['kill(1) of the pid', signal, 1] as const),
+      ...(['SIGTERM', 'SIGINT', 'SIGHUP'] as const).map(
+        (signal) => ['a signal to the whole process group', signal, -1] as const,
+      ),
+    ])('%s: %s arrives exactly once', async (_case, signal, sign) => {
+      const report = reportPath();
+      const nccl = await startedDetached(report, bin);
+      const pid = nccl.pid as number;
+      process.kill(sign * pid, signal);
+      const { status, marker, final } = await settleAndRelease(nccl, pid, report, signal);
+      expect(final.signals).toEqual([signal, marker]);
+      expect(status).toBe(EXIT_CODE);
     });
-    const ready = await waitForReport(report, isReady, { writer: timeout });
-    const { status, marker, final } = await settleAndRelease(timeout, ready.pid, report, 'SIGTERM');
-    expect(final.signals).toEqual(['SIGTERM', marker]);
-    expect(status).toBe(124);
-  });
 
-  it('SIGTERM to tini as PID 1 (docker stop, the kubelet) arrives exactly once', async () => {
-    const report = reportPath();
-    // A PID namespace of its own makes tini PID 1, as in a container.
-    const container = spawn(
-      'unshare',
-      ['--pid', '--fork', 'tini', '--', ...cliCommand('report-launcher.js')],
-      { env: holdEnv(report), stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    const ready = await waitForReport(report, isReady, { writer: container });
-    expect(ready.ppid).toBe(1); // the launcher is tini's child, with nothing in between
-    const tini = Number(
-      readFileSync(`/proc/${container.pid}/task/${container.pid}/children`, 'utf8').trim(),
-    );
-    process.kill(tini, 'SIGTERM');
-    // tini forwards every signal to its child: the marker and the release go the same way.
-    const { status, marker, final } = await settleAndRelease(
-      container,
-      tini,
-      report,
-      'SIGTERM',
-      tini,
-    );
-    expect(final.signals).toEqual(['SIGTERM', marker]);
-    expect(status).toBe(EXIT_CODE);
-  });
-});
-
-describe('after the exec, on a terminal (pseudo-terminal from script(1))', () => {
-  it.each([
-    ['Ctrl-C', '\x03', 'SIGINT'],
-    ['Ctrl-\\', '\x1c', 'SIGQUIT'],
-  ])('%s arrives exactly once', async (_key, keystroke, signal) => {
-    const report = reportPath();
-    const terminal = startOnTerminal(cliCommand('report-launcher.js'), holdEnv(report));
-    const ready = await waitForReport(report, isReady, { writer: terminal });
-    terminal.stdin?.write(keystroke);
-    const { status, marker, final } = await settleAndRelease(terminal, ready.pid, report, signal);
-    expect(final.signals).toEqual([signal, marker]);
-    expect(status).toBe(EXIT_CODE);
-  });
-
-  it('a signal to the foreground process group arrives exactly once', async () => {
-    const report = reportPath();
-    const terminal = startOnTerminal(cliCommand('report-launcher.js'), holdEnv(report));
-    const ready = await waitForReport(report, isReady, { writer: terminal });
-    process.kill(-ready.pid, 'SIGTERM');
-    const { status, marker, final } = await settleAndRelease(
-      terminal,
-      ready.pid,
-      report,
-      'SIGTERM',
-    );
-    expect(final.signals).toEqual(['SIGTERM', marker]);
-    expect(status).toBe(EXIT_CODE);
-  });
-
-  it('a hang-up (SSH drop): SIGHUP arrives once and the parent gets the launcher status', async () => {
-    const report = reportPath();
-    // A Python launcher, as torchrun is: Node itself aborts at exit after a hang-up.
-    const sshd = execa(
-      '/usr/bin/python3',
-      [fixture('pty-hangup.py'), report, ...cliCommand('report-launcher.py')],
-      { env: holdEnv(report), reject: false },
-    );
-    const hungUp = await waitForReport(report, (r) => r.signals.includes('SIGHUP'));
-    const marker = 'SIGUSR2';
-    process.kill(hungUp.pid, marker);
-    await waitForReport(report, (r) => r.signals.includes(marker));
-    process.kill(hungUp.pid, 'SIGALRM');
-    const ended = JSON.parse((await sshd).stdout) as { pid: number; exitCode: number | null };
-    expect(ended).toEqual({ pid: hungUp.pid, exitCode: EXIT_CODE, signal: null });
-    expect(readReport(report)?.signals).toEqual(['SIGHUP', marker]);
-  });
-});
-
-tier('before the exec', netnsUnavailable, () => {
-  const lab = new Lab('sig');
-  afterAll(() => lab.cleanup());
-
-  it('a SIGTERM while the pre-flight waits for the master ends nccl-run at once, and nothing starts', async () => {
-    // A worker whose master, on its own subnet, is nowhere: the check retries until killed.
-    await lab.host('w');
-    await lab.link('w', 'eth0', 'w', 'eth1');
-    await lab.addr('w', 'eth0', '198.18.77.1/24');
-    const report = reportPath();
-    const nccl = spawn(
-      'ip',
-      [
-        ...['netns', 'exec', lab.ns('w'), BIN, '--verify', 'master', '--verify-timeout', '60s'],
-        ...['--torchrun', fixture('report-launcher.js'), '--nnodes=2', '--node-rank=1'],
-        ...['--master-addr=198.18.77.2', '--master-port=29500', 'train.py'],
-      ],
-      { env: { ...process.env, FIXTURE_REPORT: report }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    nccl.stderr?.on('data', (chunk) => {
-      stderr += String(chunk);
+    it('timeout(1): its SIGTERM arrives exactly once, and timeout says 124', async () => {
+      const report = reportPath();
+      const timeout = spawn(
+        'timeout',
+        ['-s', 'TERM', '1', ...cliCommand('report-launcher.js', [], bin)],
+        {
+          env: holdEnv(report),
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
+      const ready = await waitForReport(report, isReady, { writer: timeout });
+      const { status, marker, final } = await settleAndRelease(
+        timeout,
+        ready.pid,
+        report,
+        'SIGTERM',
+      );
+      expect(final.signals).toEqual(['SIGTERM', marker]);
+      expect(status).toBe(124);
     });
-    const deadline = Date.now() + 15_000;
-    while (!stderr.includes('waiting for') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(stderr).toContain('waiting for 198.18.77.2:29500');
-    // `ip netns exec` execs nccl-run's shell, whose one child is its Node half.
-    const node = Number(readFileSync(`/proc/${nccl.pid}/task/${nccl.pid}/children`, 'utf8').trim());
-    const sent = Date.now();
-    process.kill(nccl.pid as number, 'SIGTERM');
-    const [, signal] = await new Promise<[number | null, string | null]>((resolve) =>
-      nccl.once('exit', (code, sig) => resolve([code, sig])),
-    );
-    expect(signal).toBe('SIGTERM'); // a shell reports it as 143
-    // At once: the pre-flight, which would have waited out its 60 s, never got to its verdict.
-    expect(stderr).not.toContain('verification failed');
-    // The Node half sees its shell go and stops too, releasing what it held.
-    while (isRunning(node) && Date.now() - sent < 5_000) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(isRunning(node)).toBe(false);
-    expect(readReport(report)).toBeUndefined();
+
+    it('SIGTERM to tini as PID 1 (docker stop, the kubelet) arrives exactly once', async () => {
+      const report = reportPath();
+      // A PID namespace of its own makes tini PID 1, as in a container.
+      const container = spawn(
+        'unshare',
+        ['--pid', '--fork', 'tini', '--', ...cliCommand('report-launcher.js', [], bin)],
+        { env: holdEnv(report), stdio: ['ignore', 'ignore', 'inherit'] },
+      );
+      const ready = await waitForReport(report, isReady, { writer: container });
+      expect(ready.ppid).toBe(1); // the launcher is tini's child, with nothing in between
+      const tini = Number(
+        readFileSync(`/proc/${container.pid}/task/${container.pid}/children`, 'utf8').trim(),
+      );
+      process.kill(tini, 'SIGTERM');
+      // tini forwards every signal to its child: the marker and the release go the same way.
+      const { status, marker, final } = await settleAndRelease(
+        container,
+        tini,
+        report,
+        'SIGTERM',
+        tini,
+      );
+      expect(final.signals).toEqual(['SIGTERM', marker]);
+      expect(status).toBe(EXIT_CODE);
+    });
+  });
+
+  describe('after the exec, on a terminal (pseudo-terminal from script(1))', () => {
+    it.each([
+      ['Ctrl-C', '\x03', 'SIGINT'],
+      ['Ctrl-\\', '\x1c', 'SIGQUIT'],
+    ])('%s arrives exactly once', async (_key, keystroke, signal) => {
+      const report = reportPath();
+      const terminal = startOnTerminal(cliCommand('report-launcher.js', [], bin), holdEnv(report));
+      const ready = await waitForReport(report, isReady, { writer: terminal });
+      terminal.stdin?.write(keystroke);
+      const { status, marker, final } = await settleAndRelease(terminal, ready.pid, report, signal);
+      expect(final.signals).toEqual([signal, marker]);
+      expect(status).toBe(EXIT_CODE);
+    });
+
+    it('a signal to the foreground process group arrives exactly once', async () => {
+      const report = reportPath();
+      const terminal = startOnTerminal(cliCommand('report-launcher.js', [], bin), holdEnv(report));
+      const ready = await waitForReport(report, isReady, { writer: terminal });
+      process.kill(-ready.pid, 'SIGTERM');
+      const { status, marker, final } = await settleAndRelease(
+        terminal,
+        ready.pid,
+        report,
+        'SIGTERM',
+      );
+      expect(final.signals).toEqual(['SIGTERM', marker]);
+      expect(status).toBe(EXIT_CODE);
+    });
+
+    it('a hang-up (SSH drop): SIGHUP arrives once and the parent gets the launcher status', async () => {
+      const report = reportPath();
+      // A Python launcher, as torchrun is: Node itself aborts at exit after a hang-up.
+      const sshd = execa(
+        '/usr/bin/python3',
+        [fixture('pty-hangup.py'), report, ...cliCommand('report-launcher.py', [], bin)],
+        { env: holdEnv(report), reject: false },
+      );
+      const hungUp = await waitForReport(report, (r) => r.signals.includes('SIGHUP'));
+      const marker = 'SIGUSR2';
+      process.kill(hungUp.pid, marker);
+      await waitForReport(report, (r) => r.signals.includes(marker));
+      process.kill(hungUp.pid, 'SIGALRM');
+      const ended = JSON.parse((await sshd).stdout) as { pid: number; exitCode: number | null };
+      expect(ended).toEqual({ pid: hungUp.pid, exitCode: EXIT_CODE, signal: null });
+      expect(readReport(report)?.signals).toEqual(['SIGHUP', marker]);
+    });
+  });
+
+  tier('before the exec', netnsUnavailable, () => {
+    const lab = new Lab(`sig${ENTRIES.indexOf(entry)}`);
+    afterAll(() => lab.cleanup());
+
+    it('a SIGTERM while the pre-flight waits for the master ends nccl-run at once, and nothing starts', async () => {
+      // A worker whose master, on its own subnet, is nowhere: the check retries until killed.
+      await lab.host('w');
+      await lab.link('w', 'eth0', 'w', 'eth1');
+      await lab.addr('w', 'eth0', '198.18.77.1/24');
+      const report = reportPath();
+      const nccl = spawn(
+        'ip',
+        [
+          ...['netns', 'exec', lab.ns('w'), bin, '--verify', 'master', '--verify-timeout', '60s'],
+          ...['--torchrun', fixture('report-launcher.js'), '--nnodes=2', '--node-rank=1'],
+          ...['--master-addr=198.18.77.2', '--master-port=29500', 'train.py'],
+        ],
+        { env: { ...process.env, FIXTURE_REPORT: report }, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      nccl.stderr?.on('data', (chunk) => {
+        stderr += String(chunk);
+      });
+      const deadline = Date.now() + 15_000;
+      while (!stderr.includes('waiting for') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(stderr).toContain('waiting for 198.18.77.2:29500');
+      // `ip netns exec` execs nccl-run's shell, whose one child is its Node half; the single executable has none.
+      const children = readFileSync(`/proc/${nccl.pid}/task/${nccl.pid}/children`, 'utf8').trim();
+      expect(children === '').toBe(entry.nodeStarts);
+      const node = Number(children || nccl.pid);
+      const sent = Date.now();
+      process.kill(nccl.pid as number, 'SIGTERM');
+      const [, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+        nccl.once('exit', (code, sig) => resolve([code, sig])),
+      );
+      expect(signal).toBe('SIGTERM'); // a shell reports it as 143
+      // At once: the pre-flight, which would have waited out its 60 s, never got to its verdict.
+      expect(stderr).not.toContain('verification failed');
+      // The Node half sees its shell go and stops too, releasing what it held.
+      while (isRunning(node) && Date.now() - sent < 5_000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(isRunning(node)).toBe(false);
+      expect(readReport(report)).toBeUndefined();
+    });
   });
 });

@@ -4,8 +4,8 @@
  * it, in a network namespace of its own. Its docker0, its bridges, its
  * iptables chains and the FORWARD policy it sets to DROP all live in that
  * namespace, so the host's network is left exactly as found, and nothing it
- * runs can reach beyond it: the image build is offline for certain (its npm
- * packages and its apt package come from caches the tier fills first).
+ * runs can reach beyond it: the image build is offline for certain (its apt
+ * package comes from a mirror the tier serves from a cache it fills first).
  *
  * Addresses: docker0 198.19.250.1/24 and every network Docker allocates from
  * 198.19.0.0/16 (never Docker's default 172.17/16); the compose template's own
@@ -45,10 +45,6 @@ export const dockerUnavailable: string | null =
     [DOCKERD, `${DOCKERD} is missing (apt-get install docker.io; .ci/run installs it)`],
     [DOCKER_CLI, `${DOCKER_CLI} (Debian's docker CLI, from docker.io) is missing`],
     ['/usr/bin/nsenter', '/usr/bin/nsenter (util-linux) is missing'],
-    [
-      '/bin/busybox',
-      '/bin/busybox is missing (the node image takes its sh; apt-get install busybox)',
-    ],
   ]);
 
 export class DockerEngine {

@@ -28,11 +28,11 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { type Options as ExecaOptions, execa } from 'execa';
 import { CHECKOUT } from './debian-root.js';
 import { DOCKER_CLI, DockerEngine, LAB_CACHE } from './docker-engine.js';
-import { buildTrainImage, nodeImage, pytorchImage, TRAIN_IMAGE } from './docker-images.js';
+import { buildTrainImage, pytorchImage, TRAIN_BINARY, TRAIN_IMAGE } from './docker-images.js';
 import { netnsUnavailable } from './netns.js';
 import { firstMissing } from './tier.js';
 
@@ -287,36 +287,35 @@ function processesUsing(path: string): number[] {
   return pids;
 }
 
-/** What goes into the Docker tier's image: the build's inputs in this checkout, and the tier's recipes. */
+/**
+ * What goes into the Docker tier's image: the build's inputs in this checkout
+ * and the tier's recipes, besides TRAIN_BINARY (release/ is git-ignored).
+ */
 const IMAGE_INPUTS = [
   'Dockerfile.example',
-  'package.json',
-  'package-lock.json',
-  'scripts/bundle.js',
-  'src',
-  'bin',
-  'templates',
+  '.dockerignore',
   'test/lab/python',
   'test/lab/docker-images.ts',
   'test/lab/docker-debs.sh',
 ];
 
-/** A hash of the image's inputs (file names and contents), the lab root and this machine's node. */
+/** A hash of the image's inputs (file names and contents), TRAIN_BINARY's content and the lab root. */
 async function imageKey(labRoot: string): Promise<string> {
   const { stdout } = await execa(
     'git',
     ['ls-files', '--cached', '--others', '--exclude-standard', '-z', '--', ...IMAGE_INPUTS],
     { cwd: CHECKOUT },
   );
-  const digest = createHash('sha256').update(`${labRoot}\0${process.version}\0`);
-  for (const file of String(stdout).split('\0').filter(Boolean).sort()) {
+  const digest = createHash('sha256').update(`${labRoot}\0`);
+  const binary = relative(CHECKOUT, TRAIN_BINARY);
+  for (const file of [...String(stdout).split('\0').filter(Boolean).sort(), binary]) {
     try {
       digest
         .update(`${file}\0`)
         .update(readFileSync(join(CHECKOUT, file)))
         .update('\0');
     } catch {
-      // listed but deleted in the work tree: its absence is part of the key
+      // listed but deleted in the work tree, or no release built: its absence is part of the key
     }
   }
   return digest.digest('hex').slice(0, 12);
@@ -324,8 +323,9 @@ async function imageKey(labRoot: string): Promise<string> {
 
 /**
  * The Docker tier's image (`nccl-run-train:latest`: Dockerfile.example on
- * the Debian 13 lab root, torch 2.6, Node, tini) in the lab's store, tagged
- * `localhost/nccl-run-lab/train:KEY` (KEY: imageKey) and also
+ * the Debian 13 lab root, torch 2.6, with nccl-run's single executable and
+ * tini) in the lab's store, tagged `localhost/nccl-run-lab/train:KEY` (KEY:
+ * imageKey) and also
  * `nccl-run-train:latest`, the name the template gives. When the store lacks
  * KEY, the Docker tier's helpers build it on a Docker engine of their own
  * (cached in that engine's data root) and `docker save | podman load` moves
@@ -342,11 +342,7 @@ export async function trainImage(
     const debs = execFileSync('bash', [DOCKER_DEBS, labRoot], { encoding: 'utf8' }).trim();
     const engine = await DockerEngine.start(join(debs, 'cli-plugins'));
     try {
-      const images = {
-        pytorch: await pytorchImage(engine, labRoot),
-        node: await nodeImage(engine),
-      };
-      await buildTrainImage(engine, images, debs);
+      await buildTrainImage(engine, await pytorchImage(engine, labRoot), debs);
       await execa(
         'bash',
         [

@@ -31,6 +31,10 @@ export const ALLREDUCE_SCRIPT = fileURLToPath(new URL('../fixtures/allreduce.py'
 export const NCCL_RUN_BIN = fileURLToPath(new URL('../../bin/nccl-run', import.meta.url));
 /** Enters a Debian root and execs its torchrun (see the script). */
 export const TORCHRUN_IN_ROOT = fileURLToPath(new URL('./torchrun-in-root.sh', import.meta.url));
+/** The single executable `npm run release` writes: run inside the root, where no Node.js is. */
+export const SINGLE_EXECUTABLE = fileURLToPath(
+  new URL('../../release/nccl-run-linux-x64', import.meta.url),
+);
 
 export type TorchVersion = '1.13' | '2.6' | '2.14';
 
@@ -93,7 +97,7 @@ export function torchStack(version: TorchVersion): TorchStack {
   return stack;
 }
 
-export type Launcher = 'torchrun' | 'hand-set' | 'nccl-run';
+export type Launcher = 'torchrun' | 'hand-set' | 'nccl-run' | 'single-executable';
 export type Rendezvous = 'static' | 'c10d';
 
 export interface JobSpec {
@@ -186,6 +190,18 @@ export function torchrunArgs(lab: TwoNodeLab, node: NodeName, job: JobSpec): str
 export function nodeCommand(lab: TwoNodeLab, node: NodeName, job: JobSpec): [string, string[]] {
   const [launcher = '', ...launcherArgs] = torchStack(job.torch).torchrun;
   const args = torchrunArgs(lab, node, job);
+  if (job.launcher === 'single-executable') {
+    // nccl-run itself in the torch's root (a stack that has one), its launcher the root's torchrun.
+    if (launcher !== TORCHRUN_IN_ROOT) throw new Error(`torch ${job.torch} has no lab root`);
+    return [
+      launcher,
+      [
+        ...[...launcherArgs, '--exec', SINGLE_EXECUTABLE, '--torchrun', '/usr/bin/torchrun'],
+        ...(job.ncclRunArgs ?? []),
+        ...args,
+      ],
+    ];
+  }
   if (job.launcher !== 'nccl-run') return [launcher, [...launcherArgs, ...args]];
   // No `--`: nccl-run is a drop-in prefix, its options end at torchrun's first.
   // Its --torchrun value is split into words without a shell (SPEC), hence

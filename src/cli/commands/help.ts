@@ -1,5 +1,5 @@
 /** --help, --version and bash completion: yargs renders them, loaded only for them (start-up time). */
-import { packageVersion } from '../../package-version.js';
+import { embeddedNode, packageVersion } from '../../package-version.js';
 
 export async function helpCommand(): Promise<number> {
   const { buildParser, EPILOGUE, USAGE } = await import('../parser.js');
@@ -8,7 +8,11 @@ export async function helpCommand(): Promise<number> {
 }
 
 export function versionCommand(): number {
-  process.stdout.write(`${packageVersion()}\n`);
+  const node = embeddedNode();
+  // SPEC "Distribution": the single executable names the Node it embeds.
+  process.stdout.write(
+    `${packageVersion()}${node === undefined ? '' : ` (single executable, Node ${node})`}\n`,
+  );
   return 0;
 }
 

@@ -250,46 +250,32 @@ describe('docker', () => {
 
   it('uses nothing the classic builder lacks (Docker 20.10 builds with it by default): no --chmod, --link, RUN --mount', () => {
     expect(instructions.filter((line) => /--chmod|--link|--mount|<</.test(line))).toEqual([]);
-    expect(instructions).toContain(
-      'RUN npm run bundle && chmod 755 bin/nccl-run && node dist/nccl-run.mjs --version',
-    );
   });
 
-  it('builds in a node stage and runs in a PyTorch CUDA runtime image', () => {
+  it('is one stage on a PyTorch CUDA runtime image: no Node.js image, no npm', () => {
     expect(dockerfile).toMatch(
       /^ARG PYTORCH_IMAGE=pytorch\/pytorch:[\d.]+-cuda[\d.]+-cudnn\d+-runtime$/m,
     );
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-/m);
     expect(instructions.filter((line) => line.startsWith('FROM '))).toEqual([
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile ARG reference
-      'FROM ${NODE_IMAGE} AS build',
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile ARG reference
       'FROM ${PYTORCH_IMAGE}',
     ]);
+    expect(instructions.filter((line) => /\b(node|npm)\b/i.test(line))).toEqual([]);
   });
 
-  it('copies into the build stage only files that exist in this repository', () => {
-    const sources = instructions
-      .filter((line) => line.startsWith('COPY ') && !line.includes('--from='))
-      .flatMap((line) => line.split(/\s+/).slice(1, -1));
-    expect(sources.length).toBeGreaterThan(0);
-    for (const source of sources)
-      expect(() => readFileSync(join(root, source.replace(/\/$/, '')))).not.toThrow(/ENOENT/);
-  });
-
-  it('copies the bundle that `npm run bundle` writes beside the shell entry that execs, under tini', async () => {
-    const { BUNDLE_PATH } = await import('../../../scripts/bundle.js');
-    const workdir = instructions.find((line) => line.startsWith('WORKDIR '))?.split(' ')[1];
-    const fromBuild = instructions.filter(
-      (line) => line.includes('--from=build') && line.includes(`${workdir}/`),
-    );
-    // bin/nccl-run runs the nccl-run.mjs found beside it.
-    expect(fromBuild).toEqual([
-      `COPY --from=build ${workdir}/bin/nccl-run /usr/local/bin/nccl-run`,
-      `COPY --from=build ${workdir}/dist/nccl-run.mjs /usr/local/bin/nccl-run.mjs`,
+  it('copies one file, the single executable `npm run release` writes, named by NCCL_RUN_BINARY, and runs it under tini', () => {
+    // scripts/release.js's PLATFORMS names the files.
+    expect(instructions).toContain('ARG NCCL_RUN_BINARY=release/nccl-run-linux-x64');
+    expect(instructions.filter((line) => /^(COPY|ADD) /.test(line))).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile ARG reference
+      'COPY ${NCCL_RUN_BINARY} /usr/local/bin/nccl-run',
     ]);
-    expect(BUNDLE_PATH).toBe(join(root, 'dist', 'nccl-run.mjs'));
+    // The comments say how to get it, for either architecture.
+    expect(dockerfile).toContain('`npm run release`');
+    expect(dockerfile).toContain('release/nccl-run-linux-arm64');
+    expect(instructions).toContain('RUN nccl-run --version');
     expect(instructions).toContain('ENTRYPOINT ["/usr/bin/tini", "--", "nccl-run"]');
+    expect(instructions).toContain('CMD ["explain"]');
   });
 });
 

@@ -1,0 +1,26 @@
+/**
+ * The entry of the single executable (scripts/release.js): Node's single
+ * executable application over the official Node binary named by
+ * NCCL_RUN_NODE, with this program as its main script. Its arguments and
+ * environment are read as the kernel holds them, so that torchrun gets the
+ * caller's bytes (launch/proc-strings.ts), and the launch is an execve
+ * (launch/exec-launcher.ts).
+ */
+import { EXIT } from '../exit-status.js';
+import { cmdlineArguments, environEntries } from '../launch/proc-strings.js';
+import { embeddedNode } from '../package-version.js';
+import { start } from './entry.js';
+
+const built = embeddedNode();
+if (built !== undefined && built !== process.version) {
+  // A blob is Node-version specific: its code cache is rejected, and what else differs is unknown.
+  process.stderr.write(
+    `nccl-run: this single executable was built for Node ${built} but runs on Node ${process.version}: it was put together wrongly; use an artifact of \`npm run release\`\n`,
+  );
+  process.exit(EXIT.internal);
+}
+const env = Object.fromEntries(
+  [...environEntries().values()].map(({ name, value }) => [name, value]),
+);
+// CommonJS (a single executable's main script), so no top-level await: start() ends the process itself.
+void start({ argv: cmdlineArguments(), env });
