@@ -1,9 +1,9 @@
 /**
  * The launch without a shell (SPEC "Launch", "Distribution"): the single
  * executable, or the one-file build on a Node with process.execve (22.15+),
- * replaces itself with the launcher. Same pid, every descriptor the caller
- * passed (Node's own are close-on-exec), the launcher's exit status is the
- * process's.
+ * replaces itself with the launcher. Same pid, the launcher's exit status
+ * is the process's; Node's own descriptors are close-on-exec (so, by Node's
+ * start, are the caller's 3 to 15: the README says so).
  *
  * Two things Node does not give back by itself:
  * - Node ignores SIGPIPE and SIGXFSZ from its start, and an ignored signal

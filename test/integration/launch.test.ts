@@ -188,6 +188,22 @@ describe.each(ENTRIES)('through $name', (entry) => {
     });
   });
 
+  describe('launch: signal dispositions', () => {
+    it('the launcher ignores the signals its caller ignored, and only those: not the SIGPIPE and SIGXFSZ Node ignores', async () => {
+      const mask = async (line: string) => {
+        const { status, report } = await ncclRun(bin, 'signal-dispositions.sh', line);
+        expect(status).toBe(0);
+        return readFileSync(report, 'utf8').trim();
+      };
+      expect(await mask('exec LAUNCHER train.py')).toBe('SigIgn:\t0000000000000000');
+      expect(await mask('exec NCCL_RUN train.py')).toBe('SigIgn:\t0000000000000000');
+      // A caller's ignored SIGHUP (nohup): Node resets it at its start, before any of nccl-run runs.
+      expect(await mask("trap '' HUP; exec NCCL_RUN train.py")).toBe(
+        entry.nodeStarts ? 'SigIgn:\t0000000000000000' : 'SigIgn:\t0000000000000001',
+      );
+    });
+  });
+
   describe("launch: torchrun's own help", () => {
     it('-h after other options resolves and verifies nothing: torchrun prints its help', async () => {
       // Without the short cut, the missing interface would be exit 69.
