@@ -6,15 +6,15 @@
  * differently on each node (test/lab/two-node.ts). torch 2.14 still needs
  * the lab's libuv workaround (debian-root.ts torch26Env).
  */
-import { existsSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { txCounters } from '../lab/observe-job.js';
 import { tier } from '../lab/tier.js';
-import { type JobSpec, runJob, torchStack, torchUnavailable } from '../lab/torch-job.js';
+import { type JobSpec, runJob, torchUnavailable } from '../lab/torch-job.js';
 import type { TwoNodeLab } from '../lab/two-node.js';
 import {
   DATA_LINK_FLOOR_MB_PER_S,
   expectOverDataLink,
+  expectSingleExecutableInRoot,
   MANAGEMENT_MB_PER_S,
   MB,
   tierJob,
@@ -43,17 +43,7 @@ tier('real torchrun 2.14 on two nodes through nccl-run', torchUnavailable('2.14'
   });
 
   it('the single executable inside the root, which has no Node.js: the data link, as the shell entry', async () => {
-    const [, root] = torchStack('2.14').torchrun;
-    expect(existsSync(`${root}/usr/bin/node`) || existsSync(`${root}/usr/local/bin/node`)).toBe(
-      false,
-    );
-    const report = await expectOverDataLink(
-      lab,
-      job('single-executable', 29725, {
-        scriptArgs: ['--mb', '16', '--iters', '3', '--hold', '2'],
-      }),
-    );
-    expect(report?.masterAddr).toBe(lab.a.dataAddress);
+    await expectSingleExecutableInRoot(lab, '2.14', 29725);
   });
 
   it('static: the all-reduce crosses the data link, each node on its own interface name', async () => {

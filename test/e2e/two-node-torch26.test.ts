@@ -12,17 +12,17 @@
  * 1.13: the MASTER_ADDR its c10d rendezvous hands the workers (PET_LOCAL_ADDR),
  * and its store-host rule for an endpoint given as a name.
  */
-import { existsSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { txCounters } from '../lab/observe-job.js';
 import { tier } from '../lab/tier.js';
-import { type JobSpec, runJob, torchStack, torchUnavailable } from '../lab/torch-job.js';
+import { type JobSpec, runJob, torchUnavailable } from '../lab/torch-job.js';
 import type { TwoNodeLab } from '../lab/two-node.js';
 import {
   DATA_LINK_FLOOR_MB_PER_S,
   expectFailedScriptStatus,
   expectOverDataLink,
   expectSigtermEndsNodeB,
+  expectSingleExecutableInRoot,
   MANAGEMENT_MB_PER_S,
   MB,
   tierJob,
@@ -51,17 +51,7 @@ tier('real torchrun 2.6 on two nodes through nccl-run', torchUnavailable('2.6'),
   });
 
   it('the single executable inside the root, which has no Node.js: the data link, as the shell entry', async () => {
-    const [, root] = torchStack('2.6').torchrun;
-    expect(existsSync(`${root}/usr/bin/node`) || existsSync(`${root}/usr/local/bin/node`)).toBe(
-      false,
-    );
-    const report = await expectOverDataLink(
-      lab,
-      job('single-executable', 29625, {
-        scriptArgs: ['--mb', '16', '--iters', '3', '--hold', '2'],
-      }),
-    );
-    expect(report?.masterAddr).toBe(lab.a.dataAddress);
+    await expectSingleExecutableInRoot(lab, '2.6', 29625);
   });
 
   it('static: the all-reduce crosses the data link, each node on its own interface name', async () => {

@@ -7,6 +7,7 @@
  * torchrun's status for a failed script, SIGTERM to one node's nccl-run).
  * Each tier keeps what its torch does differently.
  */
+import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import {
   outputMatches,
@@ -21,6 +22,7 @@ import {
   parseReport,
   startNode,
   type TorchVersion,
+  torchStack,
 } from './torch-job.js';
 import { cleanupOnSignal, MANAGEMENT_RATE_MBIT, TwoNodeLab } from './two-node.js';
 
@@ -181,4 +183,27 @@ export async function expectSigtermEndsNodeB(
   // Killing nccl-run alone would leave A's torchrun holding the pipes.
   await lab.stopProcesses();
   await a;
+}
+
+/**
+ * The single executable run inside the torch's lab root, where no Node.js
+ * is, as on a GPU node: the job crosses the data link as through the shell
+ * entry (expectOverDataLink), and the workers get A's data address.
+ */
+export async function expectSingleExecutableInRoot(
+  lab: TwoNodeLab,
+  torch: TorchVersion,
+  port: number,
+): Promise<void> {
+  const [, root] = torchStack(torch).torchrun;
+  expect(existsSync(`${root}/usr/bin/node`) || existsSync(`${root}/usr/local/bin/node`)).toBe(
+    false,
+  );
+  const report = await expectOverDataLink(
+    lab,
+    tierJob(torch, 'single-executable', port, {
+      scriptArgs: ['--mb', '16', '--iters', '3', '--hold', '2'],
+    }),
+  );
+  expect(report?.masterAddr).toBe(lab.a.dataAddress);
 }
