@@ -5,6 +5,11 @@ export declare const PLATFORMS: Record<
   { binary: string; wheelTag: string; runner: string[] }
 >;
 export declare function buildProgram(work: string): Promise<string>;
-export declare function makeBlob(arch: 'x64' | 'arm64', program: string, work: string): string;
+export declare function makeBlob(
+  arch: 'x64' | 'arm64',
+  program: string,
+  work: string,
+  cache?: string | null,
+): string;
 export declare function injectBlob(node: string, blob: string, out: string): Promise<string>;
 export declare function release(arches?: readonly string[]): Promise<string[]>;

@@ -4,10 +4,11 @@
  * `npm run build`), with a SHA256SUMS file (`sha256sum -c SHA256SUMS`):
  *
  * - nccl-run-linux-x64, nccl-run-linux-arm64: Node's single executable
- *   application over the official Node binary (official-node.js), with
- *   nccl-run as its main script (src/cli/single-executable.ts) and V8's code
- *   cache made by that very Node; the arm64 one by the arm64 Node under
- *   qemu-user, since a code cache made on x64 is rejected on arm64.
+ *   application over the official Node binary (official-node.js): its main
+ *   script sea-loader.cjs runs nccl-run (src/cli/single-executable.ts) with
+ *   the V8 code cache a dry run through a first build left, made by that
+ *   very Node; on arm64 by the arm64 Node under qemu-user, since a code
+ *   cache made on x64 is rejected on arm64.
  * - nccl_run-VERSION-py3-none-manylinux_2_28_{x86_64,aarch64}.whl: the binary
  *   as the wheel's script, so `pip install` puts `nccl-run` beside torchrun
  *   in the venv (as ruff and uv ship theirs), packed by the wheel project's
@@ -61,7 +62,10 @@ const toolEnv = () => ({
   HOME: process.env.HOME ?? '/',
 });
 
-/** nccl-run as one CommonJS file, the single executable's main script. */
+/** The single executable's main script, which runs the program below with its code cache. */
+const LOADER = join(root, 'scripts', 'sea-loader.cjs');
+
+/** nccl-run as one CommonJS file, which the loader runs. */
 export async function buildProgram(work) {
   const outfile = join(work, 'nccl-run.cjs');
   const options = buildOptions();
@@ -80,23 +84,49 @@ export async function buildProgram(work) {
   return outfile;
 }
 
-/** The blob of `program` for `arch`, made by that platform's official Node, whose code cache it holds. */
-export function makeBlob(arch, program, work) {
+/**
+ * The blob of `program` for `arch`, made by that platform's official Node:
+ * the loader, the program and, when given, the program's code cache.
+ */
+export function makeBlob(arch, program, work, cache = null) {
   const { runner } = PLATFORMS[arch];
   const blob = join(work, `${arch}.blob`);
   const config = join(work, `${arch}.sea.json`);
   writeFileSync(
     config,
     JSON.stringify({
-      main: program,
+      main: LOADER,
       output: blob,
       disableExperimentalSEAWarning: true,
-      useCodeCache: true,
+      assets: { 'program.cjs': program, ...(cache === null ? {} : { 'program.cache': cache }) },
     }),
   );
   const [file, ...args] = [...runner, officialNode(arch), '--experimental-sea-config', config];
   execFileSync(file, args, { env: toolEnv(), stdio: 'pipe' });
   return blob;
+}
+
+/**
+ * The code cache of `program` for `arch`: what a dry run through a first
+ * build compiled (on arm64, the arm64 Node under qemu-user), as its own
+ * Node made it: V8 rejects a cache of another V8 or another platform.
+ */
+async function makeCodeCache(arch, program, work) {
+  const { runner } = PLATFORMS[arch];
+  const first = await injectBlob(
+    officialNode(arch),
+    makeBlob(arch, program, work),
+    join(work, `${arch}.first`),
+  );
+  const cache = join(work, `${arch}.cache`);
+  const dryRun = ['--dry-run', '--iface', 'lo', '--verify', 'none', '--log-level', 'silent', 'x'];
+  const [file, ...args] = [...runner, first, ...dryRun];
+  execFileSync(file, args, {
+    cwd: work,
+    env: { ...toolEnv(), NCCLRUN_CODE_CACHE_OUT: cache },
+    stdio: 'pipe',
+  });
+  return cache;
 }
 
 /** `out`: a copy of the Node binary `node` with `blob` injected, as Node's single executables are made. */
@@ -110,9 +140,10 @@ export async function injectBlob(node, blob, out) {
 /** The single executable for `arch`: the official Node with the blob its own Node made. */
 async function buildBinary(arch, program, work) {
   const { binary, runner } = PLATFORMS[arch];
+  const cache = await makeCodeCache(arch, program, work);
   const out = await injectBlob(
     officialNode(arch),
-    makeBlob(arch, program, work),
+    makeBlob(arch, program, work, cache),
     join(RELEASE_DIR, binary),
   );
   const [runFile, ...runArgs] = [...runner, out, '--version'];

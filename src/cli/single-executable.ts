@@ -1,7 +1,8 @@
 /**
  * The entry of the single executable (scripts/release.js): Node's single
  * executable application over the official Node binary named by
- * NCCL_RUN_NODE, with this program as its main script. Its arguments and
+ * NCCL_RUN_NODE, whose main script (scripts/sea-loader.cjs) runs this
+ * program with its code cache. Its arguments and
  * environment are read as the kernel holds them, so that torchrun gets the
  * caller's bytes (launch/proc-strings.ts), and the launch is an execve
  * (launch/exec-launcher.ts).
@@ -22,5 +23,5 @@ if (built !== undefined && built !== process.version) {
 const env = Object.fromEntries(
   [...environEntries().values()].map(({ name, value }) => [name, value]),
 );
-// CommonJS (a single executable's main script), so no top-level await: start() ends the process itself.
+// CommonJS, run by scripts/sea-loader.cjs: no top-level await; start() ends the process itself.
 void start({ argv: cmdlineArguments(), env });
