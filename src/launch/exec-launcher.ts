@@ -5,7 +5,7 @@
  * is the process's; Node's own descriptors are close-on-exec (so, by Node's
  * start, are the caller's 3 to 15: the README says so).
  *
- * Two things Node does not give back by itself:
+ * Three things Node does not give back by itself:
  * - Node ignores SIGPIPE and SIGXFSZ from its start, and an ignored signal
  *   stays ignored across execve(2): torchrun would inherit both. A handled
  *   signal is reset to its default by the exec, so a listener on each puts
@@ -16,8 +16,12 @@
  *   and env(1) execs the launcher with exactly the environment given:
  *   two more execs in the same process, so pid, descriptors and signals
  *   are as on the direct path.
+ * - A file that is neither a program nor a #! script (a shell script
+ *   without its #! line) fails execve(2) with ENOEXEC, which aborts Node
+ *   (a core dump, 134); execvp(3) and every shell run such a file with
+ *   /bin/sh instead, and so does this.
  */
-import { accessSync, constants } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync } from 'node:fs';
 import { encodeBytes } from '../byte-string.js';
 import { ConfigError } from '../errors.js';
 import { singleQuoted } from '../shell-words.js';
@@ -38,25 +42,50 @@ export function execLauncher(file: string, words: string[], env: Record<string, 
     );
   }
   const entries = Object.entries(env).map(([name, value]) => `${name}=${value}`);
-  if (![...words, ...entries].some(holdsRawBytes)) {
+  const rawBytes = [...words, ...entries].some(holdsRawBytes);
+  const script = !rawBytes && !execsItself(file);
+  if (!rawBytes && !script) {
     resetNodeSignals();
     return execve(file, words, env);
   }
-  // Checked here, since a failed execve aborts Node (22): one line instead of a core dump.
-  const envTool = findLauncher('env', env.PATH ?? process.env.PATH);
+  // Checked here, since a failed execve aborts Node: one line instead of a core dump.
   try {
     accessSync(SHELL, constants.X_OK);
   } catch {
+    const why = rawBytes
+      ? "torchrun's arguments or environment hold bytes that are not UTF-8, which only it can pass on"
+      : `the launcher ${file} has no #! line, so only a shell can run it`;
     throw new ConfigError(
-      `torchrun's arguments or environment hold bytes that are not UTF-8, which only ${SHELL} can pass on, and ${SHELL} is missing: use UTF-8, or the npm package's bin/nccl-run`,
+      `${why}, and ${SHELL} is missing: ${rawBytes ? 'use UTF-8' : 'give the launcher a #! line'}, or use the npm package's bin/nccl-run`,
     );
   }
   resetNodeSignals();
+  if (script) return execve(SHELL, ['sh', file, ...words.slice(1)], env);
+  const envTool = findLauncher('env', env.PATH ?? process.env.PATH);
   return execve(
     SHELL,
     ['sh', '-c', rebuildScript([envTool, '-i', '--', ...entries, file, ...words.slice(1)])],
     {},
   );
+}
+
+/** An ELF program or a #! script: what the kernel execs itself; anything else is ENOEXEC. */
+function execsItself(file: string): boolean {
+  const head = Buffer.alloc(4);
+  let length = 0;
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      length = readSync(fd, head);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Not readable (execute-only): leave it to the kernel, which needs no read permission for a program.
+    return true;
+  }
+  const magic = head.subarray(0, length);
+  return magic.equals(Buffer.from('\x7fELF', 'latin1')) || magic.subarray(0, 2).toString() === '#!';
 }
 
 function resetNodeSignals(): void {

@@ -276,6 +276,21 @@ describe.each(ENTRIES)('through $name', (entry) => {
       expect(errorMessage(stderr)).toContain(fixture('not-executable.js'));
     });
 
+    it('runs a launcher with no #! line as a shell script, as exec does: same pid, its arguments', async () => {
+      const report = reportPath();
+      const [file, ...args] = cliCommand('no-shebang-launcher', ['train.py', 'a b'], bin) as [
+        string,
+        ...string[],
+      ];
+      const nccl = spawn(file, args, {
+        env: { ...process.env, FIXTURE_REPORT: report },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      const [code] = await once(nccl, 'exit');
+      expect(code).toBe(0);
+      expect(readFileSync(report, 'utf8')).toBe(`${nccl.pid}\ntrain.py\na b\n`);
+    });
+
     it('is 126 naming the missing #! interpreter of a moved virtualenv', async () => {
       const { status, stderr } = await ncclRun(
         bin,
