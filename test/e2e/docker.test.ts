@@ -21,9 +21,9 @@
  *    the same address never picks it.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
@@ -522,10 +522,15 @@ tier(
       });
       expect(classic.output).toMatch(/^Successfully tagged nccl-run-lab\/train-classic:latest$/m);
       // The classic builder sends the whole context: .dockerignore keeps it to
-      // the one file (the rest of release/ holds the wheels; node_modules, the
-      // tests, .git stay out too).
+      // the single executables, x64 and arm64 (NCCL_RUN_BINARY picks one); the
+      // rest of release/ holds the wheels, and node_modules, the tests, .git
+      // stay out too.
       const sent = classic.output.match(/^Sending build context to Docker daemon\s+([\d.]+)MB$/m);
-      expect(Number(sent?.[1]) * 1e6).toBeLessThan(statSync(TRAIN_BINARY).size + 1e6);
+      const binaries = readdirSync(dirname(TRAIN_BINARY))
+        .filter((name) => name.startsWith('nccl-run-linux-'))
+        .reduce((bytes, name) => bytes + statSync(join(dirname(TRAIN_BINARY), name)).size, 0);
+      expect(binaries).toBeGreaterThan(statSync(TRAIN_BINARY).size);
+      expect(Number(sent?.[1]) * 1e6).toBeLessThan(binaries + 1e6);
       const mode = await docker([
         'run',
         '--rm',
