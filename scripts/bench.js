@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * nccl-run's benchmark (not a test), measured on this machine in one run.
- *   node scripts/bench.js [--runs N]      (npm run bench builds first)
+ *   node scripts/bench.js [--runs N]      (npm run bench builds the release first)
  * Prints a table and writes bench-results/bench.json.
  *
  * Sections: `measurements` below is the list. Add an async function
@@ -146,6 +146,10 @@ export const measurements = [
   named('one-file bundle start-up', async (ctx) => {
     const { benchBundle } = await import('./bench-bundle.js');
     return benchBundle(ctx);
+  }),
+  named('the release: single executable start-up, a whole job through it, sizes', async (ctx) => {
+    const { benchRelease } = await import('./bench-release.js');
+    return benchRelease(ctx);
   }),
   named('two-node lab: Gloo all-reduce (torch 1.13, 2.6) and torchrun start-up', async (ctx) => {
     const { twoNodeBench } = await import('./bench-e2e.js');
