@@ -8,7 +8,8 @@
  *   imported with `tar | docker import`, plus the lab's libuv workaround for
  *   Debian's torch 2.6 (never product behaviour, debian-root.ts) and an apt
  *   source that is the tier's package mirror (apt-mirror.mjs) instead of
- *   deb.debian.org, as an air-gapped site points its images at its mirror.
+ *   deb.debian.org, as an air-gapped site points its images at its mirror,
+ *   and /workspace as its working folder, as the pytorch/pytorch images have.
  *
  * Each image is tagged with a hash of what made it and reused while that is
  * unchanged: the engine's data root persists in the lab cache.
@@ -91,6 +92,8 @@ export async function pytorchImage(engine: DockerEngine, labRoot: string): Promi
 FROM ${rootTag}
 COPY sitecustomize.py /opt/nccl-run-lab/python/sitecustomize.py
 ENV PYTHONPATH=/opt/nccl-run-lab/python USE_LIBUV=0
+# As the pytorch/pytorch images have it: a pod's \`train.py\` is found there.
+WORKDIR /workspace
 RUN rm -rf /etc/apt/sources.list.d/* /var/lib/apt/lists/* \\
  && echo 'deb [trusted=yes] http://${DOCKER0_ADDRESS}:${MIRROR_PORT}/ ./' >/etc/apt/sources.list
 `;

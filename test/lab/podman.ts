@@ -322,18 +322,23 @@ async function imageKey(labRoot: string): Promise<string> {
 }
 
 /**
- * The Docker tier's image (`nccl-run-train:latest`: Dockerfile.example on
- * the Debian 13 lab root, torch 2.6, with nccl-run's single executable and
- * tini) in the lab's store, tagged `localhost/nccl-run-lab/train:KEY` (KEY:
- * imageKey) and also
- * `nccl-run-train:latest`, the name the template gives. When the store lacks
- * KEY, the Docker tier's helpers build it on a Docker engine of their own
- * (cached in that engine's data root) and `docker save | podman load` moves
- * it. Returns the keyed tag and whether it had to be made.
+ * The Kubernetes template's two images in the lab's store, under the names
+ * the template gives them (`names`):
+ * - the training image: the Docker tier's "PyTorch image" (the Debian 13 lab
+ *   root, torch 2.6), with neither nccl-run nor Node.js nor tini in it;
+ * - the nccl-run image its init container copies nccl-run and tini-static
+ *   from: Dockerfile.example on that image (`nccl-run-train:latest`, the
+ *   Docker tier's; on a cluster, the same file on a slim base).
+ * The pair is tagged `localhost/nccl-run-lab/train:KEY` (KEY: imageKey) for
+ * the nccl-run image. When the store lacks KEY, the Docker tier's helpers
+ * build both on a Docker engine of their own (cached in that engine's data
+ * root) and `docker save | podman load` moves them, sharing their layers.
+ * Returns the keyed tag and whether it had to be made.
  */
-export async function trainImage(
+export async function jobImages(
   lab: PodmanLab,
   labRoot: string,
+  names: { training: string; ncclRun: string },
 ): Promise<{ tag: string; made: boolean }> {
   const tag = `localhost/nccl-run-lab/train:${await imageKey(labRoot)}`;
   let made = false;
@@ -342,23 +347,26 @@ export async function trainImage(
     const debs = execFileSync('bash', [DOCKER_DEBS, labRoot], { encoding: 'utf8' }).trim();
     const engine = await DockerEngine.start(join(debs, 'cli-plugins'));
     try {
-      await buildTrainImage(engine, await pytorchImage(engine, labRoot), debs);
+      const pytorch = await pytorchImage(engine, labRoot);
+      await buildTrainImage(engine, pytorch, debs);
       await execa(
         'bash',
         [
           '-c',
-          'set -o pipefail; d=$1 i=$2 && shift 2 && "$d" save "$i" | "$@"',
+          'set -o pipefail; d=$1 i=$2 p=$3 && shift 3 && "$d" save "$i" "$p" | "$@"',
           'bash',
           DOCKER_CLI,
           TRAIN_IMAGE,
+          pytorch,
           ...lab.podmanArgv(['load', '--quiet']),
         ],
         { env: { ...engine.env, ...lab.env }, extendEnv: false },
       );
+      // podman load names docker save's `nccl-run-train:latest` localhost/nccl-run-train:latest.
+      await lab.podman(['tag', `localhost/${pytorch}`, trainingTag(tag)]);
     } finally {
       await engine.stop();
     }
-    // podman load names docker save's `nccl-run-train:latest` localhost/nccl-run-train:latest.
     await lab.podman(['tag', `localhost/${TRAIN_IMAGE}`, tag]);
     // Earlier keys' images: the store keeps one.
     const { stdout } = await lab.podman([
@@ -369,9 +377,13 @@ export async function trainImage(
     ]);
     for (const old of String(stdout)
       .split('\n')
-      .filter((name) => name && name !== tag))
+      .filter((name) => name && name !== tag && name !== trainingTag(tag)))
       await lab.podman(['rmi', '--force', old], { reject: false });
   }
-  await lab.podman(['tag', tag, TRAIN_IMAGE]);
+  await lab.podman(['tag', tag, names.ncclRun]);
+  await lab.podman(['tag', trainingTag(tag), names.training]);
   return { tag, made };
 }
+
+/** The training image's keyed tag beside the nccl-run image's. */
+const trainingTag = (tag: string) => tag.replace('/train:', '/train:pytorch-');

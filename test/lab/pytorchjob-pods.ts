@@ -25,7 +25,7 @@
 import { parse, stringify } from 'yaml';
 
 /** The parts of a container spec this file reads or writes; the rest travels as is. */
-interface Container {
+export interface Container {
   name: string;
   env?: { name: string; value?: string }[];
   ports?: { name?: string; containerPort: number }[];

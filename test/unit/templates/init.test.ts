@@ -11,6 +11,7 @@ import { splitArgv } from '../../../src/cli/split-argv.js';
 import { UsageError } from '../../../src/errors.js';
 import { envNameOf, OPTIONS } from '../../../src/options/option-table.js';
 import { settleOptions } from '../../../src/options/settle-options.js';
+import { packageVersion } from '../../../src/package-version.js';
 import { runInit, TEMPLATES, templateText } from '../../../src/templates/init.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -97,16 +98,30 @@ describe('k8s', () => {
   });
 
   it.each(['Master', 'Worker'])(
-    '%s pods run tini -- nccl-run with the image, GPUs and port the operator reads',
+    '%s pods run tini -- nccl-run, copied in by the init container, in the image, GPUs and port the operator reads',
     (role) => {
       const pod = doc.spec.pytorchReplicaSpecs[role].template.spec;
       const [container] = pod.containers;
       // The operator finds the container named "pytorch" and its port named "pytorchjob-port".
       expect(container.name).toBe('pytorch');
       expect(container.ports).toEqual([{ name: 'pytorchjob-port', containerPort: 23456 }]);
-      expect(container.image).toBe('nccl-run-train:latest');
+      expect(container.image).toBe('pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime');
       expect(container.resources.limits['nvidia.com/gpu']).toBe(8);
-      expect(container.command).toEqual(['/usr/bin/tini', '--', 'nccl-run']);
+      // The small nccl-run image (Dockerfile.example on a slim base) holds both files.
+      expect(pod.initContainers).toEqual([
+        {
+          name: 'nccl-run',
+          image: `nccl-run:${packageVersion()}`,
+          command: ['cp', '/usr/local/bin/nccl-run', '/usr/bin/tini-static', '/nccl-run/'],
+          volumeMounts: [{ name: 'nccl-run', mountPath: '/nccl-run' }],
+        },
+      ]);
+      expect(container.command).toEqual(['/nccl-run/tini-static', '--', '/nccl-run/nccl-run']);
+      expect(container.volumeMounts).toContainEqual({
+        name: 'nccl-run',
+        mountPath: '/nccl-run',
+        readOnly: true,
+      });
       expect(splitArgv(container.args)).toMatchObject({
         flags: {
           verify: 'master',
@@ -116,6 +131,7 @@ describe('k8s', () => {
         torchrun: ['train.py'],
       });
       expect(pod.volumes).toEqual([
+        { name: 'nccl-run', emptyDir: {} },
         { name: 'dshm', emptyDir: { medium: 'Memory' } },
         {
           name: 'podinfo',
