@@ -189,7 +189,7 @@ tier("Kubernetes: a PyTorchJob's pods under podman kube play", root.unavailable,
       // container, and the others mount what it copies (initVolume) in place
       // of its emptyDir.
       const inits = spec.initContainers as Container[];
-      const copied = (inits[0]?.volumeMounts as { name: string }[])[0]?.name;
+      const copied = ((inits[0] as Container).volumeMounts as { name: string }[])[0]?.name;
       if (!initContainers) delete spec.initContainers;
       // podman 4.3 plays an emptyDir as a named volume of that name, shared by
       // every pod (a worker's init container then meets the master's running
