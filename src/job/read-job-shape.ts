@@ -19,6 +19,7 @@ import {
 import { type TorchrunTable, UNION_TABLE } from '../torch/torchrun-table.js';
 import type { JobShape } from './job-shape.js';
 import { readNnodes } from './nnodes.js';
+import { nodeRankBeyondNodes } from './node-rank-range.js';
 import { portZeroWithNodes } from './port-zero.js';
 import { readIsHost, readRendezvousConfig } from './rendezvous-config.js';
 import { readMaster } from './rendezvous-master.js';
@@ -89,8 +90,8 @@ export function jobShapeOf(
     nprocPerNode:
       torchrunSetting(args, env, 'nproc_per_node')?.value ?? args.table.defaults.nprocPerNode,
   };
-  const portZero = portZeroWithNodes(shape);
-  if (portZero !== null) throw portZero;
+  const refused = portZeroWithNodes(shape) ?? nodeRankBeyondNodes(shape);
+  if (refused !== null) throw refused;
   return shape;
 }
 

@@ -175,6 +175,20 @@ rows.push(
     /NCCL_RUN_IFACE bogus is not usable \(bogus: does not exist\)/,
   ],
   [
+    'a static node rank torch cannot place (--nnodes or more), before the pre-flight',
+    ['--iface', 'lo', '--nnodes=2', '--node_rank=2', '--master_addr=127.0.0.1', 'train.py'],
+    {},
+    64,
+    /torchrun argument --node_rank: bad value '2': the nodes of a static job of 2 \(--nnodes\) are ranked 0 to 1/,
+  ],
+  [
+    'the same rank from PET_NODE_RANK, a variable',
+    ['--iface', 'lo', '--nnodes=2', '--master_addr=127.0.0.1', 'train.py'],
+    { PET_NODE_RANK: '3' },
+    78,
+    /PET_NODE_RANK: bad value '3': the nodes of a static job of 2/,
+  ],
+  [
     'a launcher that is a folder',
     ['--torchrun', '/tmp', '--verify', 'none', '--iface', 'lo', 'train.py'],
     {},
