@@ -83,6 +83,16 @@ export function isLoopbackAddress(address: string): boolean {
   return inList(loopback, address);
 }
 
+/**
+ * The unspecified address (0.0.0.0, ::; RFC 1122, RFC 4291): as a
+ * destination, Linux takes it for this host (a connect to it reaches a
+ * local listener), so a master given so is this host.
+ */
+export function isUnspecifiedAddress(address: string): boolean {
+  const family = familyOf(address);
+  return family !== null && sameAddress(address, family === 'ipv4' ? '0.0.0.0' : '::');
+}
+
 export function isLinkLocalAddress(address: string): boolean {
   return inList(linkLocal, address);
 }

@@ -9,53 +9,15 @@
  *   (the workers report the port and stop before joining, so nothing
  *   here waits on the hang); nccl-run refuses it with 64 and starts nothing.
  */
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Lab } from '../lab/netns.js';
+import { expect, it } from 'vitest';
+import { oneNodeTorch, reports, PORT_REPORT as SCRIPT } from '../lab/one-node-torch.js';
 import { tier } from '../lab/tier.js';
-import { torchStack, torchUnavailable } from '../lab/torch-job.js';
+import { torchUnavailable } from '../lab/torch-job.js';
 import { TORCH_VERSIONS } from '../lab/torch-parser.js';
-
-const NCCL_RUN = fileURLToPath(new URL('../../bin/nccl-run', import.meta.url));
-const SCRIPT = fileURLToPath(new URL('../fixtures/port-report.py', import.meta.url));
 
 for (const version of TORCH_VERSIONS) {
   tier(`port 0 on the real torchrun ${version}`, torchUnavailable(version), () => {
-    const lab = new Lab(`pz${version.replace('.', '')}`);
-    const stack = () => torchStack(version);
-    beforeAll(async () => {
-      await lab.host('n');
-    });
-    afterAll(async () => {
-      await lab.cleanup();
-    });
-
-    const run = (command: string, args: readonly string[]) =>
-      lab.exec('n', command, args, {
-        env: { PATH: process.env.PATH ?? '', ...stack().env },
-        extendEnv: false,
-        reject: false,
-        timeout: 120_000,
-      });
-    /** `args` after the stack's torchrun and its options, alone or behind nccl-run. */
-    const torchrun = (args: readonly string[]) => {
-      const [launcher, ...launcherArgs] = stack().torchrun as [string, ...string[]];
-      return run(launcher, [...launcherArgs, ...stack().options, ...args]);
-    };
-    const throughNcclRun = (args: readonly string[]) =>
-      run(NCCL_RUN, [
-        '--torchrun',
-        stack().torchrun.join(' '),
-        '--torch-version',
-        version,
-        ...stack().options,
-        ...args,
-      ]);
-    /** The workers' "report" lines, wherever torchrun's prefixes put them. */
-    const reports = (stdout: unknown) =>
-      [...String(stdout).matchAll(/report (\d+ (?:MASTER_PORT|sum)=\d+)/g)]
-        .map((m) => String(m[1]))
-        .sort();
+    const { torchrun, throughNcclRun } = oneNodeTorch(version, `pz${version.replace('.', '')}`);
 
     it('c10d at localhost:0 through nccl-run: the workers get the port the store bound, and Gloo completes', async () => {
       const result = await throughNcclRun([

@@ -21,6 +21,10 @@ describe('isSingleNode (SPEC `local`)', () => {
     ['one node, hostname on 127.0.1.1', {}, ['127.0.1.1'], true],
     ["one node, master is this host's own address", {}, ['198.18.60.10'], true],
     ['one node, own IPv6 address spelt long', {}, ['2001:db8:60:0:0:0:0:10'], true],
+    // torch runs these as this host: its store binds every address, its clients connect locally.
+    ['one node, master the unspecified 0.0.0.0', {}, ['0.0.0.0'], true],
+    ['one node, master the unspecified ::, spelt long', {}, ['0:0:0:0:0:0:0:0'], true],
+    ['two nodes, master 0.0.0.0: not one node', { nnodes: nnodes(2, 2) }, ['0.0.0.0'], false],
     ['one node, master another host', {}, ['198.18.60.11'], false],
     [
       'one node, a name resolving to this host and another',
