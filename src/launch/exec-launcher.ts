@@ -21,11 +21,11 @@
  *   (a core dump, 134); execvp(3) and every shell run such a file with
  *   /bin/sh instead, and so does this.
  */
-import { accessSync, closeSync, constants, openSync, readSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { encodeBytes } from '../byte-string.js';
 import { ConfigError } from '../errors.js';
 import { singleQuoted } from '../shell-words.js';
-import { findLauncher } from './find-launcher.js';
+import { fileHead, findLauncher } from './find-launcher.js';
 
 type Execve = (file: string, args: string[], env: Record<string, string>) => never;
 
@@ -71,20 +71,9 @@ export function execLauncher(file: string, words: string[], env: Record<string, 
 
 /** An ELF program or a #! script: what the kernel execs itself; anything else is ENOEXEC. */
 function execsItself(file: string): boolean {
-  const head = Buffer.alloc(4);
-  let length = 0;
-  try {
-    const fd = openSync(file, 'r');
-    try {
-      length = readSync(fd, head);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Not readable (execute-only): leave it to the kernel, which needs no read permission for a program.
-    return true;
-  }
-  const magic = head.subarray(0, length);
+  const magic = fileHead(file, 4);
+  // Not readable (execute-only): left to the kernel, which needs no read permission for a program.
+  if (magic === null) return true;
   return magic.equals(Buffer.from('\x7fELF', 'latin1')) || magic.subarray(0, 2).toString() === '#!';
 }
 

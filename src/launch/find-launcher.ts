@@ -98,19 +98,9 @@ function isExecutable(file: string): boolean {
  * for a file that plainly exists: say what is really missing.
  */
 function checkInterpreter(file: string): void {
-  const head = Buffer.alloc(256);
-  let length = 0;
-  try {
-    const fd = openSync(file, 'r');
-    try {
-      length = readSync(fd, head);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return;
-  }
-  const firstLine = head.toString('latin1', 0, length).split('\n', 1)[0] ?? '';
+  const head = fileHead(file, 256);
+  if (head === null) return;
+  const firstLine = head.toString('latin1').split('\n', 1)[0] ?? '';
   if (!firstLine.startsWith('#!')) return;
   const interpreter = firstLine.slice(2).trim().split(/\s+/)[0] ?? '';
   if (interpreter !== '' && lookUp(interpreter) === undefined) {
@@ -118,5 +108,20 @@ function checkInterpreter(file: string): void {
       `launcher "${file}" cannot start: its interpreter "${interpreter}" (the #! line) does not exist`,
       EXIT.notExecutable,
     );
+  }
+}
+
+/** The first `length` bytes of a file (fewer if it is shorter); null where it cannot be read. */
+export function fileHead(file: string, length: number): Buffer | null {
+  const head = Buffer.alloc(length);
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      return head.subarray(0, readSync(fd, head));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
   }
 }
