@@ -59,9 +59,12 @@ export function execLauncher(file: string, words: string[], env: Record<string, 
       `${why}, and ${SHELL} is missing: ${rawBytes ? 'use UTF-8' : 'give the launcher a #! line'}, or use the npm package's bin/nccl-run`,
     );
   }
-  resetNodeSignals();
-  if (script) return execve(SHELL, ['sh', file, ...words.slice(1)], env);
+  if (script) {
+    resetNodeSignals();
+    return execve(SHELL, ['sh', file, ...words.slice(1)], env);
+  }
   const envTool = findLauncher('env', env.PATH ?? process.env.PATH);
+  resetNodeSignals();
   return execve(
     SHELL,
     ['sh', '-c', rebuildScript([envTool, '-i', '--', ...entries, file, ...words.slice(1)])],

@@ -1,6 +1,6 @@
 /**
  * A process's argv and environment as the kernel holds them
- * (/proc/PID/cmdline, /proc/PID/environ), in byte-string.ts's strings.
+ * (/proc/self/cmdline, /proc/PID/environ), in byte-string.ts's strings.
  * Node decodes its own argv and environment as UTF-8 and replaces what is
  * not, so process.argv and process.env cannot carry a Latin-1 file name or
  * a non-UTF-8 value on to torchrun; these can.
@@ -24,8 +24,8 @@ function kernelStrings(file: string): string[] {
 }
 
 /** The arguments after the program's own name, as its caller passed them. */
-export function cmdlineArguments(pid: number | 'self' = 'self'): string[] {
-  return kernelStrings(`/proc/${pid}/cmdline`).slice(1);
+export function cmdlineArguments(): string[] {
+  return kernelStrings('/proc/self/cmdline').slice(1);
 }
 
 /** NAME=VALUE entries by name; the first of a name wins, as getenv(3) finds it. */
