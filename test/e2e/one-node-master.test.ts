@@ -1,6 +1,6 @@
 /**
  * A one-node job whose master is this host written as the unspecified
- * address, against the real torchrun of 1.13, 2.6 and 2.14 (src/job/
+ * address, against the real torchrun of 2.6 and 2.14 (src/job/
  * single-node.ts): torch runs it (its store binds every address, its
  * clients connect to this host), so nccl-run takes it for the single-node
  * job it is and exports loopback, where it refused --master_addr=0.0.0.0
@@ -11,9 +11,9 @@ import { expect, it } from 'vitest';
 import { oneNodeTorch, PORT_REPORT, reports } from '../lab/one-node-torch.js';
 import { tier } from '../lab/tier.js';
 import { torchUnavailable } from '../lab/torch-job.js';
-import { TORCH_VERSIONS } from '../lab/torch-parser.js';
 
-for (const version of TORCH_VERSIONS) {
+// torch 2.6 and 2.14 in the suite; 1.13 by hand (the same Gloo all-reduce, 0.0.0.0 and ::).
+for (const version of ['2.6', '2.14'] as const) {
   tier(
     `a one-node master of 0.0.0.0 or :: on the real torchrun ${version}`,
     torchUnavailable(version),
