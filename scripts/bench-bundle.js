@@ -16,11 +16,10 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { interleavedWallTimes, median } from './bench-lib.js';
+import { DRY_RUN_ARGS as ARGS, interleavedWallTimes, median } from './bench-lib.js';
 import { bundle } from './bundle.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const ARGS = ['--dry-run', '--iface', 'lo', '--verify', 'none', '--log-level', 'silent', 'x'];
 const CJS_PROGRAM = join(root, 'dist/bin/nccl-run.cjs');
 const LOADER = join(root, 'bin/nccl-run.cjs');
 

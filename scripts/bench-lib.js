@@ -11,6 +11,22 @@ import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
 /** The middle sample (the mean of the two middle ones for an even count). */
+/**
+ * nccl-run's arguments for a dry run, which does all it does before launching
+ * (parse, read the host, resolve, export), on loopback with nothing to wait for.
+ */
+export const DRY_RUN_ARGS = [
+  '--dry-run',
+  '--iface',
+  'lo',
+  '--verify',
+  'none',
+  '--log-level',
+  'silent',
+  '--',
+  'train.py',
+];
+
 export function median(samples) {
   if (samples.length === 0) throw new Error('median of no samples');
   const sorted = [...samples].sort((a, b) => a - b);

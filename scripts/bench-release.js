@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { interleavedWallTimes, median } from './bench-lib.js';
+import { DRY_RUN_ARGS, interleavedWallTimes, median } from './bench-lib.js';
 import { officialNode } from './official-node.js';
 import { PLATFORMS, RELEASE_DIR } from './release.js';
 
@@ -39,17 +39,7 @@ export async function benchRelease({ runs = 20 } = {}) {
   try {
     const options = { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir } };
     const node = officialNode('x64');
-    const dry = [
-      BINARY,
-      '--dry-run',
-      '--iface',
-      'lo',
-      '--verify',
-      'none',
-      '--log-level',
-      'silent',
-      'x',
-    ];
+    const dry = [BINARY, ...DRY_RUN_ARGS];
     const start = paired([[node, '-e', '0'], dry], runs, options);
     const rows = [
       { name: `single executable --dry-run, median wall time`, value: start.measured, unit: 'ms' },

@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
+  DRY_RUN_ARGS,
   formatTable,
   importCost,
   interleavedWallTimes,
@@ -31,19 +32,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BARE_NODE = [process.execPath, '-e', '0'];
 // The command users run: bin/nccl-run, the shell that runs the Node half and then execs.
 const NCCL_RUN = join(root, 'bin/nccl-run');
-// A dry run does all nccl-run does before launching: parse, read the host, resolve, export.
-const NCCL_RUN_DRY = [
-  NCCL_RUN,
-  '--dry-run',
-  '--iface',
-  'lo',
-  '--verify',
-  'none',
-  '--log-level',
-  'silent',
-  '--',
-  'train.py',
-];
+const NCCL_RUN_DRY = [NCCL_RUN, ...DRY_RUN_ARGS];
 
 /**
  * Both start-ups from one interleaved series, shared by the three results
