@@ -10,6 +10,7 @@ import { endpointSource } from '../job/rendezvous-master.js';
 import type { NcclBind } from '../nccl/nccl-pick.js';
 import { whereSet } from '../origin.js';
 import type { MeetingPoint } from '../peers/meeting-point.js';
+import type { Sections } from '../plan/derive.js';
 import type { Learned, Plan } from '../plan/plan.js';
 import { endpointText } from '../reach/endpoint.js';
 import { interfaceTable, interfaceVerdicts, traceTable } from '../resolve/interface-table.js';
@@ -35,26 +36,33 @@ export function explainJson(plan: Plan) {
     ),
     warnings: variables.warnings,
     command: plan.command,
-    torch: {
-      version: plan.stack.torch.version,
-      source: plan.stack.torch.source,
-      known: plan.stack.torch.known,
-      via: plan.stack.torch.via,
-      entry: plan.stack.torch.entry,
-    },
-    nccl: {
-      version: plan.nccl.version,
-      source: plan.nccl.source,
-      library: plan.stack.nccl.library,
-      rules: plan.nccl.rules,
-      pick: plan.nccl.pick,
-      unseen: plan.nccl.unseen,
-    },
-    unmanaged: plan.unmanaged,
-    transport: transportJson(plan.transport),
-    readiness: plan.readiness.findings,
+    ...sectionsJson(plan),
     verify: plan.verify,
     probe: probeJson(plan.meeting),
+  };
+}
+
+/** The sections a refusal keeps too (plan/derive.ts Sections). */
+function sectionsJson(sections: Sections) {
+  return {
+    torch: {
+      version: sections.stack.torch.version,
+      source: sections.stack.torch.source,
+      known: sections.stack.torch.known,
+      via: sections.stack.torch.via,
+      entry: sections.stack.torch.entry,
+    },
+    nccl: {
+      version: sections.nccl.version,
+      source: sections.nccl.source,
+      library: sections.stack.nccl.library,
+      rules: sections.nccl.rules,
+      pick: sections.nccl.pick,
+      unseen: sections.nccl.unseen,
+    },
+    unmanaged: sections.unmanaged,
+    transport: transportJson(sections.transport),
+    readiness: sections.readiness.findings,
   };
 }
 
@@ -106,9 +114,9 @@ export function checkJson(plan: Plan, report: VerifyReport | null) {
 }
 
 /** The Readiness section: each check's level and evidence, and the fix under it. */
-function readinessLines(plan: Plan): string[] {
-  const width = Math.max(...plan.readiness.findings.map((finding) => finding.check.length));
-  return plan.readiness.findings.flatMap((finding) => [
+function readinessLines(readiness: Plan['readiness']): string[] {
+  const width = Math.max(...readiness.findings.map((finding) => finding.check.length));
+  return readiness.findings.flatMap((finding) => [
     `  ${finding.check.padEnd(width)}  ${(finding.skipped ? 'skipped' : finding.level).padEnd(8)} ${finding.evidence}`,
     ...(finding.fix === null ? [] : [`  ${''.padEnd(width)}  ${''.padEnd(8)} fix: ${finding.fix}`]),
   ]);
@@ -140,9 +148,23 @@ export function explainFailureJson(learned: Learned, error: NcclRunError) {
     trace: learned.trace,
     env: {},
     kept: {},
-    warnings: [],
+    warnings: learned.sections?.warnings ?? [],
     command: learned.command,
+    ...(learned.sections === null ? {} : sectionsJson(learned.sections)),
     error: { message: error.message, exitCode: error.exitCode },
+  };
+}
+
+/**
+ * check --json when the plan failed before any check (a refusal): what
+ * explain --json prints then, with check's verdict keys (SPEC "Outputs").
+ */
+export function checkFailureJson(learned: Learned, error: NcclRunError, level: string) {
+  return {
+    ...explainFailureJson(learned, error),
+    level,
+    ok: false,
+    results: [],
   };
 }
 
@@ -153,11 +175,16 @@ export function explainFailureText(learned: Learned, error: NcclRunError): strin
     learned.facts === null || error.details.length > 0
       ? []
       : ['Interfaces', ...interfaceTable(learned.facts, new Map()), ''];
+  const { sections } = learned;
+  const warnings = sections?.warnings ?? [];
   return [
     ...table,
     masterLine(learned.master),
     jobLine(learned.job),
     ...(learned.decision === null ? [] : [decisionLine(learned.decision)]),
+    ...(sections === null ? [] : sectionLines(sections, learned.facts?.rdma)),
+    ...(sections === null ? [] : ['', 'Readiness', ...readinessLines(sections.readiness)]),
+    ...(warnings.length === 0 ? [] : ['', 'Warnings', ...warnings.map((w) => `  ${w}`)]),
     '',
     `Error      (exit ${error.exitCode}) ${error.message}`,
     ...error.details.map((line) => `  ${line}`),
@@ -166,6 +193,17 @@ export function explainFailureText(learned: Learned, error: NcclRunError): strin
     `  ${learned.command.map(shellQuote).join(' ')}`,
     '',
   ].join('\n');
+}
+
+/** The Torch, NCCL, Unmanaged and Transport lines, a refusal's too. */
+function sectionLines(sections: Sections, rdma: Plan['facts']['rdma']): string[] {
+  return [
+    `Torch      ${torchLine(sections.stack.torch)}`,
+    `NCCL       ${ncclLine(sections.nccl)}`,
+    ...sections.nccl.unseen.map((note) => `           may read what nccl-run cannot see: ${note}`),
+    `Unmanaged  with nothing set, NCCL would bind ${bindText(sections.unmanaged.nccl)} and Gloo ${bindText(sections.unmanaged.gloo)}`,
+    ...transportLines(sections.transport, rdma),
+  ];
 }
 
 /** SPEC "Outputs": master `host`, `addresses`, `port`, `source` (where host and port came from). */
@@ -207,11 +245,7 @@ export function explainText(plan: Plan): string {
     masterLine(master),
     jobLine(plan.job),
     decisionLine(decision),
-    `Torch      ${torchLine(plan.stack.torch)}`,
-    `NCCL       ${ncclLine(plan)}`,
-    ...plan.nccl.unseen.map((note) => `           may read what nccl-run cannot see: ${note}`),
-    `Unmanaged  with nothing set, NCCL would bind ${bindText(plan.unmanaged.nccl)} and Gloo ${bindText(plan.unmanaged.gloo)}`,
-    ...transportLines(plan.transport, plan.facts.rdma),
+    ...sectionLines(plan, plan.facts.rdma),
     ...(plan.verify.capped === null ? [] : [`Verify     ${plan.verify.capped}`]),
     ...probeLine(plan.meeting),
     '',
@@ -219,7 +253,7 @@ export function explainText(plan: Plan): string {
     ...traceTable(decision.trace),
     '',
     'Readiness',
-    ...readinessLines(plan),
+    ...readinessLines(plan.readiness),
     '',
     'Variables',
     ...indent(formatEnv(variables.set, 'shell')),
@@ -259,8 +293,8 @@ function torchLine(torch: Plan['stack']['torch']): string {
 }
 
 /** "2.22.3 (NCCL_VERSION), rules 2.19-2.27: binds eth1 198.18.2.5 with these variables" */
-function ncclLine(plan: Plan): string {
-  const { version, source, rules, pick } = plan.nccl;
+function ncclLine(nccl: Plan['nccl']): string {
+  const { version, source, rules, pick } = nccl;
   return `${version ?? 'version unknown'} (${source}), rules ${rules}: with these variables it binds ${bindText(pick)}`;
 }
 

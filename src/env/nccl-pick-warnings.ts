@@ -22,8 +22,8 @@ export interface NcclPickFacts {
   pick: NcclBind | null;
   /** The interface that reaches the master (reach-master.ts), if any. */
   reach: Reach | null;
-  /** The decision's interface: what Gloo and TensorPipe use. */
-  chosen: string;
+  /** The decision's interface: what Gloo and TensorPipe use; null where nothing was chosen. */
+  chosen: string | null;
   /** Whether NCCL_SOCKET_IFNAME is the user's, kept; and where it came from. */
   keptIfname: { value: string; from: Origin } | null;
   commIdAddress: string | null;
@@ -48,7 +48,7 @@ export function ncclSettingWarnings(input: NcclPickFacts): string[] {
     ];
   }
   // --iface chose for Gloo and TensorPipe; a kept list that NCCL reads elsewhere splits the job.
-  if (pick.interface !== input.chosen) {
+  if (input.chosen !== null && pick.interface !== input.chosen) {
     return [
       `${yours}, but Gloo and TensorPipe use ${input.chosen}: the job would talk over two interfaces; set NCCL_SOCKET_IFNAME==${input.chosen}, or --force replaces it`,
     ];

@@ -17,7 +17,8 @@ import { bindAddressWarning, ncclSettingWarnings } from './nccl-pick-warnings.js
 export interface PictureInput {
   facts: HostFacts;
   context: ResolveContext;
-  decision: Decision;
+  /** The chain's pick; null where it picked nothing (a refusal's picture). */
+  decision: Decision | null;
   /** What NCCL would read if nccl-run set nothing: the user's environment over NCCL's files. */
   userNcclEnv: Readonly<Record<string, string>>;
   /** What NCCL reads in the job: torchrun's environment (the user's and what nccl-run sets) over NCCL's files. */
@@ -61,7 +62,7 @@ export function ncclPicture(input: PictureInput): Picture {
       settings,
       pick,
       reach: reachMaster(facts, context),
-      chosen: input.decision.interface,
+      chosen: input.decision?.interface ?? null,
       keptIfname: input.keptIfname,
       commIdAddress: input.commIdAddress,
       masterAddresses: masters,

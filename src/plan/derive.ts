@@ -83,6 +83,19 @@ export interface Plan {
   childEnv: Record<string, string>;
 }
 
+/**
+ * The sections a plan shows whether or not the chain picked an interface
+ * (SPEC "Outputs": a refusal's explain keeps them): the stack, what NCCL
+ * binds and would bind unmanaged, the data plane, the node's readiness.
+ */
+export interface Sections {
+  stack: Stack;
+  nccl: Plan['nccl'];
+  unmanaged: Plan['unmanaged'];
+  transport: Transport;
+  readiness: Readiness;
+}
+
 export function derive(
   inputs: PlanInputs,
   decision: Decision,
@@ -110,6 +123,85 @@ export function derive(
     origin: settings.originOf,
   });
   const childEnv = { ...settings.env, ...exported.set };
+  const { sections, settingWarnings, bindWarning } = dataPath(
+    inputs,
+    decision,
+    node,
+    settled,
+    childEnv,
+  );
+  return {
+    job,
+    facts,
+    master,
+    context,
+    routesToMaster,
+    decision,
+    variables: {
+      ...exported,
+      warnings: [
+        ...stack.warnings,
+        ...(inputs.unknownTorch === null ? [] : [inputs.unknownTorch]),
+        ...settingWarnings,
+        ...exported.warnings,
+        ...sectionWarnings(sections),
+        ...(bindWarning === null ? [] : [bindWarning]),
+      ],
+    },
+    keptFrom: Object.fromEntries(
+      Object.keys(exported.kept).map((name) => [name, settings.originOf(name)]),
+    ),
+    ...sections,
+    verify: inputs.verify,
+    peers: options.peers ?? job.clusterPeers,
+    role: inputs.role,
+    meeting: inputs.meeting,
+    command: [...options.torchrun, ...torchrunArgv],
+    childEnv,
+  };
+}
+
+/**
+ * The sections of a plan whose chain failed (a refusal, exit 69), or that
+ * failed after it: the job's environment is the user's alone, as nccl-run
+ * exports nothing; `decision` is the chain's pick where it made one.
+ */
+export function deriveSections(
+  inputs: PlanInputs,
+  decision: Decision | null,
+  node: NodeReadiness,
+  settled: Settled,
+): Sections & { warnings: string[] } {
+  const { sections, settingWarnings, bindWarning } = dataPath(
+    inputs,
+    decision,
+    node,
+    settled,
+    inputs.settings.env,
+  );
+  return {
+    ...sections,
+    warnings: [
+      ...inputs.stack.warnings,
+      ...(inputs.unknownTorch === null ? [] : [inputs.unknownTorch]),
+      ...settingWarnings,
+      ...sectionWarnings(sections),
+      ...(bindWarning === null ? [] : [bindWarning]),
+    ],
+  };
+}
+
+/** What NCCL, Gloo, the data plane and the node make of the job's environment `childEnv`. */
+function dataPath(
+  inputs: PlanInputs,
+  decision: Decision | null,
+  node: NodeReadiness,
+  settled: Settled,
+  childEnv: Readonly<Record<string, string>>,
+): { sections: Sections; settingWarnings: string[]; bindWarning: string | null } {
+  const { options } = settled;
+  const { job, host, context, settings, stack } = inputs;
+  const { facts, routesToMaster } = host;
   // What NCCL reads in the job: torchrun's environment over NCCL's files.
   const ncclJobEnv = { ...settings.conf.values, ...childEnv };
   const unseen = unseenNcclSettings(stack.nccl, stack.envPlugin, childEnv, ncclJobEnv);
@@ -154,43 +246,30 @@ export function derive(
     options.skipCheck,
   );
   return {
-    job,
-    facts,
-    master,
-    context,
-    routesToMaster,
-    decision,
-    variables: {
-      ...exported,
-      warnings: [
-        ...stack.warnings,
-        ...(inputs.unknownTorch === null ? [] : [inputs.unknownTorch]),
-        ...picture.settingWarnings,
-        ...exported.warnings,
-        ...transport.warnings,
-        ...unseen.map((note) => `${note}; NCCL's pick may differ from the one reported here`),
-        ...(picture.bindWarning === null ? [] : [picture.bindWarning]),
-      ],
+    sections: {
+      stack,
+      nccl: {
+        version: stack.nccl.version,
+        source: stack.nccl.source,
+        rules: context.ncclRules,
+        pick: picture.pick,
+        unseen,
+      },
+      unmanaged: picture.unmanaged,
+      transport,
+      readiness,
     },
-    keptFrom: Object.fromEntries(
-      Object.keys(exported.kept).map((name) => [name, settings.originOf(name)]),
-    ),
-    stack,
-    nccl: {
-      version: stack.nccl.version,
-      source: stack.nccl.source,
-      rules: context.ncclRules,
-      pick: picture.pick,
-      unseen,
-    },
-    unmanaged: picture.unmanaged,
-    transport,
-    readiness,
-    verify: inputs.verify,
-    peers: options.peers ?? job.clusterPeers,
-    role: inputs.role,
-    meeting: inputs.meeting,
-    command: [...options.torchrun, ...torchrunArgv],
-    childEnv,
+    settingWarnings: picture.settingWarnings,
+    bindWarning: picture.bindWarning,
   };
+}
+
+/** The data plane's warnings, then what NCCL may read unseen. */
+function sectionWarnings(sections: Sections): string[] {
+  return [
+    ...sections.transport.warnings,
+    ...sections.nccl.unseen.map(
+      (note) => `${note}; NCCL's pick may differ from the one reported here`,
+    ),
+  ];
 }

@@ -29,7 +29,7 @@ import { ChainFailedError, decidedBefore, runChain } from '../resolve/run-chain.
 import { matchesMachineHostname } from '../torch/store-host-rule.js';
 import { certainRefusal, parseTorchrunArgs } from '../torch/torchrun-args.js';
 import { torchrunTable } from '../torch/torchrun-table.js';
-import { derive, type Plan, type PlanInputs } from './derive.js';
+import { derive, deriveSections, type Plan, type PlanInputs, type Sections } from './derive.js';
 import { type MasterInfo, type Progress, readHostAndNames } from './host-and-names.js';
 import { readStack } from './read-stack.js';
 import { userEnvironment, userSettings } from './settings.js';
@@ -51,6 +51,13 @@ export interface Learned {
   decision: Decision | null;
   trace: TraceEntry[];
   command: string[];
+  /**
+   * What could still be shown where the job's inputs were all read (the
+   * chain refused, or a step after it failed): the stack, NCCL's and Gloo's
+   * picks with nothing set, the data plane, the node's readiness, and their
+   * warnings; null where the plan failed before (a name, the job's shape).
+   */
+  sections: (Sections & { warnings: string[] }) | null;
 }
 
 const learnedBefore = new WeakMap<object, Learned>();
@@ -73,8 +80,9 @@ export async function makePlan(
   launcher: number | 'self' = 'self',
 ): Promise<Plan> {
   const progress: Progress & { job?: JobShape; decision?: Decision } = {};
+  let inputs: PlanInputs | undefined;
   try {
-    const inputs = await readInputs(torchrunArgv, settled, env, progress, logger);
+    inputs = await readInputs(torchrunArgv, settled, env, progress, logger);
     progress.decision = runChain(settled.options.strategy, inputs.host.facts, inputs.context);
     const node = readNodeReadiness(inputs.settings.env, progress.decision.interface, { launcher });
     return derive(inputs, progress.decision, node, settled, torchrunArgv);
@@ -87,9 +95,28 @@ export async function makePlan(
         decision: progress.decision ?? null,
         trace: progress.decision?.trace ?? (error instanceof ChainFailedError ? error.trace : []),
         command: [...settled.options.torchrun, ...torchrunArgv],
+        sections:
+          inputs === undefined
+            ? null
+            : sectionsBeside(inputs, progress.decision ?? null, settled, launcher),
       });
     }
     throw error;
+  }
+}
+
+/** A failed plan's sections; null where even they cannot be made, so that the first error is the one reported. */
+function sectionsBeside(
+  inputs: PlanInputs,
+  decision: Decision | null,
+  settled: Settled,
+  launcher: number | 'self',
+): Learned['sections'] {
+  try {
+    const node = readNodeReadiness(inputs.settings.env, decision?.interface ?? null, { launcher });
+    return deriveSections(inputs, decision, node, settled);
+  } catch {
+    return null;
   }
 }
 

@@ -34,22 +34,15 @@ export interface NeedsInput {
   requireTransport: 'ib' | null;
   role: StoreRole | null;
   singleNode: boolean;
-  decision: Decision;
+  /** The chain's pick; null where it picked nothing (a refusal: no network to check). */
+  decision: Decision | null;
   facts: HostFacts;
   /** The kernel's route to each of the master's addresses. */
   routesToMaster: readonly RouteAnswer[];
 }
 
 export function readinessNeeds(input: NeedsInput): ReadinessNeeds {
-  const { decision, facts, job } = input;
-  const otherInterfaces = facts.interfaces
-    .filter(
-      (iface) =>
-        iface.name !== decision.interface &&
-        iface.kind !== 'loopback' &&
-        unusable(iface, decision.family) === null,
-    )
-    .map((iface) => iface.name);
+  const { decision, job } = input;
   return {
     nprocPerNode: job.nprocPerNode,
     torchVersion: input.torchVersion,
@@ -59,17 +52,29 @@ export function readinessNeeds(input: NeedsInput): ReadinessNeeds {
     requireTransport: input.requireTransport,
     ncclVersion: input.ncclVersion,
     ncclEnv: input.ncclEnv,
-    network: {
-      interface: decision.interface,
-      family: decision.family,
-      otherInterfaces,
-      // This host's own addresses route by lo: no packet comes back from them.
-      routesBack: input.singleNode
-        ? []
-        : input.routesToMaster
-            .filter((route) => route.type === 'unicast')
-            .map((route) => ({ address: route.destination, interface: route.interface })),
-    },
+    network: decision === null ? null : networkNeeds(input, decision),
+  };
+}
+
+function networkNeeds(input: NeedsInput, decision: Decision): ReadinessNeeds['network'] {
+  const otherInterfaces = input.facts.interfaces
+    .filter(
+      (iface) =>
+        iface.name !== decision.interface &&
+        iface.kind !== 'loopback' &&
+        unusable(iface, decision.family) === null,
+    )
+    .map((iface) => iface.name);
+  return {
+    interface: decision.interface,
+    family: decision.family,
+    otherInterfaces,
+    // This host's own addresses route by lo: no packet comes back from them.
+    routesBack: input.singleNode
+      ? []
+      : input.routesToMaster
+          .filter((route) => route.type === 'unicast')
+          .map((route) => ({ address: route.destination, interface: route.interface })),
   };
 }
 

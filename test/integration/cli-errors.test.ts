@@ -330,6 +330,53 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
     expect(text.stdout).toContain('eno1');
   });
 
+  it("a refusal's explain and check --json keep every section that could be computed: what NCCL and Gloo would bind unmanaged, the stack, the data plane, readiness", async () => {
+    // The master's network is docker0's, which the default excludes drop: the chain refuses (69).
+    const job = ['--nnodes=2', '--node_rank=1', '--master_addr=172.17.0.5', 'train.py'];
+    const nccl = (argv: string[]) =>
+      execa(bin, [...argv, '--facts', facts('docker-host'), '--verify', 'none', ...job], {
+        reject: false,
+        extendEnv: false,
+        env: { PATH: process.env.PATH ?? '', NCCL_VERSION: '2.22.3' },
+      });
+    const [explained, checked, text] = await Promise.all([
+      nccl(['explain', '--json']),
+      nccl(['check', '--json']),
+      nccl(['explain']),
+    ]);
+    const message = /^172\.17\.0\.0\/16 on docker0 contains master 172\.17\.0\.5, but docker0 is excluded/;
+    for (const run of [explained, checked]) {
+      expect(run.exitCode, run.stderr).toBe(69);
+      const report = JSON.parse(run.stdout);
+      expect(report.error.message).toMatch(message);
+      expect(report.decision).toBeNull();
+      expect(report.trace.length).toBeGreaterThan(0);
+      expect(report.interfaces.map((i: { name: string }) => i.name)).toContain('docker0');
+      // With nothing set NCCL takes eno1 (docker* is its own default exclude), Gloo the hostname's lo.
+      expect(report.unmanaged).toEqual({
+        nccl: { interface: 'eno1', address: '198.18.4.21' },
+        gloo: { interface: 'lo', address: '127.0.0.1' },
+      });
+      expect(report.nccl).toMatchObject({
+        version: '2.22.3',
+        rules: '2.19-2.27',
+        pick: { interface: 'eno1', address: '198.18.4.21' },
+      });
+      expect(report.torch.source).toEqual(expect.any(String));
+      expect(report.transport).toMatchObject({ kind: 'socket' });
+      expect(report.readiness.map((f: { check: string }) => f.check)).toContain('nofile');
+    }
+    expect(JSON.parse(checked.stdout)).toMatchObject({ ok: false, level: 'none', results: [] });
+    expect(text.exitCode).toBe(69);
+    expect(text.stdout).toContain(
+      'Unmanaged  with nothing set, NCCL would bind eno1 198.18.4.21 and Gloo lo 127.0.0.1',
+    );
+    expect(text.stdout).toMatch(/^NCCL {7}2\.22\.3 \(NCCL_VERSION\), rules 2\.19-2\.27/m);
+    expect(text.stdout).toMatch(/^Transport {2}socket/m);
+    expect(text.stdout).toMatch(/^Readiness$/m);
+    expect(text.stdout).toMatch(/Error {6}\(exit 69\) 172\.17\.0\.0\/16 on docker0/);
+  });
+
   it('as a user who may not search a PATH folder, skips it as execvp does, and is 126 naming it when nothing else has the launcher', async () => {
     // root searches every folder; uid 65534 may not search a 0700 one of root's.
     const closed = mkdtempSync(join(tmpdir(), 'nccl-run-closed-'));

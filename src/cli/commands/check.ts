@@ -2,14 +2,27 @@
  * `nccl-run check`: resolve and verify, no launch; the exit status tells.
  * `--json` reports the decision and every peer, the failing ones above all.
  */
+import { NcclRunError } from '../../errors.js';
+import { learnedBeforeFailure, type Plan } from '../../plan/plan.js';
 import { VerificationFailedError } from '../../verify/failure.js';
 import { verifyPlan } from '../../verify/verify-plan.js';
 import { type JobContext, planJob } from '../job-context.js';
-import { checkJson, launchSummary } from '../render.js';
+import { checkFailureJson, checkJson, launchSummary } from '../render.js';
 
 export async function checkCommand(job: JobContext): Promise<number> {
-  const plan = await planJob(job);
   const { json } = job.options;
+  let plan: Plan;
+  try {
+    plan = await planJob(job);
+  } catch (error) {
+    // A refusal's check --json still says what was learned (SPEC "Outputs"), as explain's does.
+    const learned = learnedBeforeFailure(error);
+    if (json && learned !== undefined && error instanceof NcclRunError) {
+      const report = checkFailureJson(learned, error, job.options.verify);
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    }
+    throw error;
+  }
   job.logger.info(launchSummary(plan));
   // SPEC --require-transport: the commands that verify check it, before any wait.
   if (plan.transport.unmet !== null) throw plan.transport.unmet;
