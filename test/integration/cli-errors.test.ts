@@ -344,7 +344,8 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
       nccl(['check', '--json']),
       nccl(['explain']),
     ]);
-    const message = /^172\.17\.0\.0\/16 on docker0 contains master 172\.17\.0\.5, but docker0 is excluded/;
+    const message =
+      /^172\.17\.0\.0\/16 on docker0 contains master 172\.17\.0\.5, but docker0 is excluded/;
     for (const run of [explained, checked]) {
       expect(run.exitCode, run.stderr).toBe(69);
       const report = JSON.parse(run.stdout);
