@@ -30,6 +30,13 @@ export interface NicSpec {
   name: string;
   /** veth (default), a bridge with a port attached (running), or a tun with no process (no carrier). */
   kind?: 'veth' | 'bridge' | 'tun';
+  /**
+   * A veth whose far end is down, or a bridge with no port: up, but no
+   * carrier (not IFF_RUNNING). Default true for veths and bridges.
+   */
+  carrier?: boolean;
+  /** The name of a bridge's port in the host (default the bridge's name and `p`), as docker's vethXXXX. */
+  port?: string;
   /** CIDRs, in the order they are added. */
   addresses?: string[];
   /** Admin-down after its addresses are added (IPv4 addresses stay; IPv6 ones go). */
@@ -70,14 +77,18 @@ export async function buildHost(lab: Lab, host: string, spec: HostSpec): Promise
   for (const nic of spec.nics) {
     const kind = nic.kind ?? 'veth';
     if (kind === 'veth') {
-      await lab.link(host, nic.name, WIRE, wireEnd());
+      const far = wireEnd();
+      await lab.link(host, nic.name, WIRE, far);
+      if (nic.carrier === false) await lab.ip(WIRE, 'link', 'set', far, 'down');
     } else if (kind === 'bridge') {
       // A bridge without a port reports no carrier; docker's and libvirt's have one per container or VM.
       await lab.ip(host, 'link', 'add', nic.name, 'type', 'bridge');
       await lab.ip(host, 'link', 'set', nic.name, 'up');
-      const port = `${nic.name.slice(0, 11)}p`;
-      await lab.link(host, port, WIRE, wireEnd());
-      await lab.ip(host, 'link', 'set', port, 'master', nic.name);
+      if (nic.carrier !== false) {
+        const port = nic.port ?? `${nic.name.slice(0, 11)}p`;
+        await lab.link(host, port, WIRE, wireEnd());
+        await lab.ip(host, 'link', 'set', port, 'master', nic.name);
+      }
     } else {
       await lab.ip(host, 'tuntap', 'add', 'dev', nic.name, 'mode', 'tun');
       await lab.ip(host, 'link', 'set', nic.name, 'up');

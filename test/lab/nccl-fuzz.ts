@@ -1,0 +1,270 @@
+/**
+ * The differential fuzz (issue 38): seeded layouts (layout-fuzz.ts) built as
+ * network namespaces, and on each, nccl-run's explain --json set beside the
+ * real NCCL of each lab root (nccl-oracle.ts), comparison by comparison:
+ *
+ * - `unmanaged`: what nccl-run says NCCL binds if nccl-run set nothing
+ *   (`unmanaged.nccl`), against NCCL run with the user's environment alone;
+ * - `decision`: where nccl-run decided, NCCL run with exactly the variables
+ *   it exports must bind the decision's interface and address;
+ * - `pick`: what nccl-run says NCCL binds in the job (`nccl.pick`), against
+ *   NCCL run with the user's environment and nccl-run's variables;
+ * - each of the layout's kept NCCL_SOCKET_IFNAME spellings: `pick` and
+ *   `unmanaged` again under it. A refusal's explain --json keeps `nccl` and
+ *   `unmanaged`, so a refused setting is compared too.
+ *
+ * A mismatch carries the layout, so that it can be replayed and added to
+ * the hand-written ORACLE_LAYOUTS.
+ */
+import { execa } from 'execa';
+import { type FuzzLayout, generateLayout } from './layout-fuzz.js';
+import { addWire, type Bind, buildHost, ncclBootstrap, runNcclRun } from './nccl-oracle.js';
+import type { Lab } from './netns.js';
+
+export interface FuzzStack {
+  /** The lab root's suite, for the report. */
+  suite: string;
+  /** Its libnccl2, X.Y.Z (NCCL_VERSION for nccl-run, the log format for the oracle). */
+  nccl: string;
+  root: string;
+}
+
+export interface Comparison {
+  layout: string;
+  stack: string;
+  /** The user's NCCL_SOCKET_IFNAME, or 'nothing set'. */
+  setting: string;
+  what: 'unmanaged' | 'decision' | 'pick';
+  ncclRun: string;
+  nccl: string;
+  equal: boolean;
+}
+
+export interface Mismatch {
+  comparison: Comparison;
+  layout: FuzzLayout;
+  /** NCCL's log and nccl-run's stderr, for the report. */
+  log: string;
+}
+
+export interface FuzzResult {
+  layouts: number;
+  /** nccl-run's exit status with nothing set, per layout and stack: 0 decided, 69 refused, ... */
+  outcomes: Map<number, number>;
+  /** The refusals' messages, for the report. */
+  refusals: string[];
+  comparisons: Comparison[];
+  mismatches: Mismatch[];
+  seconds: number;
+}
+
+interface Explained {
+  exitCode: number;
+  decision: { interface: string; address: string } | null;
+  env: Record<string, string>;
+  pick: Bind | undefined;
+  unmanaged: Bind | undefined;
+  /** The refusal's message; null where it decided. */
+  error: string | null;
+  stderr: string;
+}
+
+const show = (bind: Bind | undefined): string =>
+  bind === undefined
+    ? 'not reported'
+    : bind === null
+      ? 'none'
+      : `${bind.interface} ${bind.address}`;
+
+/** IPv6 duplicate address detection: a tentative address cannot be bound yet, so NCCL is asked once none is left. */
+export async function settleAddresses(lab: Lab, hosts: readonly string[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (const host of hosts) {
+    for (;;) {
+      const { stdout } = await execa('ip', ['-n', lab.ns(host), '-6', 'addr', 'show', 'tentative']);
+      if (stdout.trim() === '') break;
+      if (Date.now() > deadline)
+        throw new Error(`${host} still has tentative addresses:\n${stdout}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/**
+ * Runs `count` layouts of `seed` against every stack, `concurrency` layouts
+ * at a time, in `lab` (which it fills and leaves for the caller's cleanup).
+ */
+export async function runFuzz(options: {
+  seed: number;
+  count: number;
+  stacks: readonly FuzzStack[];
+  build: string;
+  lab: Lab;
+  concurrency?: number;
+}): Promise<FuzzResult> {
+  const started = Date.now();
+  const { lab, stacks, build } = options;
+  const layouts = Array.from({ length: options.count }, (_, index) =>
+    generateLayout(options.seed, index),
+  );
+  await addWire(lab);
+  const hosts = layouts.map((_, index) => `l${index}`);
+  for (const [index, layout] of layouts.entries()) {
+    await buildHost(lab, hosts[index] as string, layout.spec);
+  }
+  await settleAddresses(lab, hosts);
+
+  const comparisons: Comparison[] = [];
+  const mismatches: Mismatch[] = [];
+  const outcomes = new Map<number, number>();
+  const refusals: string[] = [];
+  const queue = layouts.map((layout, index) => ({ layout, host: hosts[index] as string }));
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      for (const stack of stacks) {
+        const { found, exitCode, error } = await compareLayout(
+          lab,
+          build,
+          next.host,
+          next.layout,
+          stack,
+        );
+        outcomes.set(exitCode, (outcomes.get(exitCode) ?? 0) + 1);
+        if (error !== null) refusals.push(`${next.layout.id} ${stack.nccl}: ${error}`);
+        comparisons.push(...found.map((entry) => entry.comparison));
+        mismatches.push(
+          ...found
+            .filter((entry) => !entry.comparison.equal)
+            .map((entry) => ({
+              comparison: entry.comparison,
+              layout: next.layout,
+              log: entry.log,
+            })),
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency ?? 2 }, worker));
+  return {
+    layouts: layouts.length,
+    outcomes,
+    refusals,
+    comparisons,
+    mismatches,
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+async function compareLayout(
+  lab: Lab,
+  build: string,
+  host: string,
+  layout: FuzzLayout,
+  stack: FuzzStack,
+): Promise<{
+  found: { comparison: Comparison; log: string }[];
+  exitCode: number;
+  error: string | null;
+}> {
+  let exitCode = -1;
+  let error: string | null = null;
+  const out: { comparison: Comparison; log: string }[] = [];
+  const nccl = (env: Record<string, string>) =>
+    ncclBootstrap(lab, host, stack.root, stack.nccl, env).then(
+      (run) => ({ bind: run.bind as Bind | undefined, log: run.log }),
+      (error: Error) => ({ bind: undefined, log: error.message }),
+    );
+  const compare = (
+    setting: string,
+    what: Comparison['what'],
+    ncclRun: string,
+    real: { bind: Bind | undefined; log: string },
+    stderr: string,
+  ) =>
+    out.push({
+      comparison: {
+        layout: layout.id,
+        stack: `${stack.suite} ${stack.nccl}`,
+        setting,
+        what,
+        ncclRun,
+        nccl: show(real.bind),
+        equal: real.bind !== undefined && ncclRun === show(real.bind),
+      },
+      log: `NCCL:\n${real.log}\nnccl-run:\n${stderr}`,
+    });
+
+  for (const kept of [null, ...layout.kept]) {
+    const userEnv: Record<string, string> = kept === null ? {} : { NCCL_SOCKET_IFNAME: kept };
+    const setting = kept === null ? 'nothing set' : `NCCL_SOCKET_IFNAME=${kept}`;
+    const explained = await explain(lab, build, host, layout, stack, userEnv);
+    if (kept === null) {
+      exitCode = explained.exitCode;
+      error = explained.error;
+    }
+    const alone = await nccl(userEnv);
+    compare(setting, 'unmanaged', show(explained.unmanaged), alone, explained.stderr);
+    const exported = Object.keys(explained.env).some((name) => name.startsWith('NCCL_'));
+    const withVariables = exported ? await nccl({ ...userEnv, ...explained.env }) : alone;
+    compare(setting, 'pick', show(explained.pick), withVariables, explained.stderr);
+    // Where nccl-run decided and NCCL_SOCKET_IFNAME is its own, NCCL must bind the decision.
+    if (explained.decision !== null && kept === null) {
+      const { interface: name, address } = explained.decision;
+      compare(setting, 'decision', `${name} ${address}`, withVariables, explained.stderr);
+    }
+  }
+  return { found: out, exitCode, error };
+}
+
+async function explain(
+  lab: Lab,
+  build: string,
+  host: string,
+  layout: FuzzLayout,
+  stack: FuzzStack,
+  userEnv: Record<string, string>,
+): Promise<Explained> {
+  const job = ['--nnodes=2', '--node_rank=1', `--master_addr=${layout.master}`];
+  const run = await runNcclRun(
+    build,
+    lab,
+    host,
+    layout.spec.hostname,
+    { NCCL_VERSION: stack.nccl, ...userEnv },
+    ['explain', '--json', '--verify', 'none', ...job, '--master_port=29500', 'train.py'],
+  );
+  let json: {
+    decision?: { interface: string; address: string } | null;
+    env?: Record<string, string>;
+    nccl?: { pick: Bind };
+    unmanaged?: { nccl: Bind };
+    error?: { message: string };
+  } = {};
+  try {
+    json = JSON.parse(run.stdout);
+  } catch {
+    // No report at all: every comparison of this setting shows 'not reported'.
+  }
+  return {
+    exitCode: run.exitCode,
+    decision: run.exitCode === 0 ? (json.decision ?? null) : null,
+    env: json.env ?? {},
+    pick: json.nccl?.pick,
+    unmanaged: json.unmanaged?.nccl,
+    error: json.error?.message ?? (run.exitCode === 0 ? null : run.stderr),
+    stderr: run.stderr,
+  };
+}
+
+/** A mismatch as a reader acts on it: what differs, then the layout to replay or copy into ORACLE_LAYOUTS. */
+export function describeMismatch({ comparison: c, layout, log }: Mismatch): string {
+  return [
+    `${c.layout} on NCCL ${c.stack}, ${c.setting}: ${c.what} is '${c.ncclRun}' by nccl-run, '${c.nccl}' by NCCL`,
+    `  master ${layout.master} (${layout.placement}); layout ${JSON.stringify(layout.spec)}`,
+    ...log
+      .split('\n')
+      .filter((line) => /NCCL (INFO|WARN) (Bootstrap|NET)|nccl-run|"msg"|Error/.test(line))
+      .slice(0, 8)
+      .map((line) => `  ${line.slice(0, 300)}`),
+  ].join('\n');
+}
