@@ -8,8 +8,11 @@
  *   name, IPv4 or IPv6 (all IPv4 entries come first, see nccl-pick.ts), with
  *   no test of the link's state; no such entry is "Unable to find address";
  * - lookupAddrForHostname takes the first address getaddrinfo returns that
- *   bind(2) accepts: one an interface that is up holds, or any of 127.0.0.0/8,
- *   which the kernel's local route gives to lo.
+ *   bind(2) accepts: one the host holds, whatever its link's state (the
+ *   kernel keeps an IPv4 address's local route while its link is down or
+ *   has no carrier, and an IPv6 one while the link is admin-up; the fuzz,
+ *   test/lab/nccl-fuzz.ts, found this against torch 2.6's Gloo), or any of
+ *   127.0.0.0/8, which the kernel's local route gives to lo.
  */
 import type { HostFacts, InterfaceFacts } from '../host/host-facts.js';
 import { familyOf, interfaceHolding, isLoopbackAddress, withoutZone } from '../host/ip-address.js';
@@ -57,9 +60,12 @@ export function glooInterfaceAddress(facts: HostFacts, name: string): NcclBind |
   return address === undefined ? null : { interface: name, address: withoutZone(address.address) };
 }
 
-/** The interface whose address bind(2) would accept, or null. */
+/**
+ * The interface whose address bind(2) would accept, or null. An admin-down
+ * link has no IPv6 address left in the facts, so holding one is enough.
+ */
 function bindableOn(facts: HostFacts, address: string): InterfaceFacts | null {
-  const holder = interfaceHolding(facts.interfaces.filter(isUp), address);
+  const holder = interfaceHolding(facts.interfaces, address);
   if (holder !== undefined) return holder;
   if (familyOf(address) === 'ipv4' && isLoopbackAddress(address)) {
     return facts.interfaces.find((iface) => iface.kind === 'loopback' && isUp(iface)) ?? null;

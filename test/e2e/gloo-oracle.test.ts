@@ -58,6 +58,7 @@ const HOSTS_B = [
   '198.18.220.2 h-data',
   '203.0.113.2 h-mgmt',
   '127.0.1.1 h-loop',
+  '198.18.221.2 h-down',
   '198.18.99.9 h-nowhere',
   '198.19.250.1 h-docker',
   '',
@@ -75,6 +76,13 @@ const ROWS: Row[] = [
   { id: 'host-data', setting: 'hostname on the data NIC', hostname: 'h-data', gloo: null },
   { id: 'host-mgmt', setting: 'hostname on the management NIC', hostname: 'h-mgmt', gloo: null },
   { id: 'host-loop', setting: 'hostname on 127.0.1.1', hostname: 'h-loop', gloo: null },
+  // Found by the fuzz (test/lab/nccl-fuzz.ts): the address stays bindable while its link is down.
+  {
+    id: 'host-down',
+    setting: 'hostname on a down NIC (it keeps its IPv4 address)',
+    hostname: 'h-down',
+    gloo: null,
+  },
   { id: 'host-none', setting: 'hostname unresolvable', hostname: 'h-none', gloo: null },
   {
     id: 'host-nowhere',

@@ -4,7 +4,8 @@
  * the real NCCL 2.22 (Debian 13's root) and 2.29.7 (sid's) against what
  * nccl-run's explain --json says they bind: unmanaged, with nccl-run's
  * variables, and under the layout's kept NCCL_SOCKET_IFNAME spellings
- * (test/lab/nccl-fuzz.ts). Any other seed: `npm run fuzz:nccl -- --seed N
+ * (test/lab/nccl-fuzz.ts); and the Gloo device torch 2.6 makes there, by
+ * the hostname and under a GLOO_SOCKET_IFNAME, against `unmanaged.gloo`. Any other seed: `npm run fuzz:nccl -- --seed N
  * --layouts M`. A mismatch prints its layout, to replay or to copy into
  * ORACLE_LAYOUTS.
  */
@@ -13,7 +14,7 @@ import { dirname } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { labRoot } from '../lab/debian-root.js';
 import { FUZZ_STACKS, fuzzStacks } from '../lab/fuzz-nccl.js';
-import { describeMismatch, runFuzz } from '../lab/nccl-fuzz.js';
+import { describeMismatch, type FuzzStack, runFuzz } from '../lab/nccl-fuzz.js';
 import { builtUnavailable, snapshotBuild } from '../lab/nccl-oracle.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';

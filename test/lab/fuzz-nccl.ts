@@ -1,7 +1,8 @@
 /**
  * `npm run fuzz:nccl -- --seed N --layouts M [--stacks trixie,sid]`: the
  * differential fuzz (nccl-fuzz.ts) for any seed, as root, against the lab
- * roots' real NCCL (built by test/lab/lab-root.sh). Prints a line per
+ * roots' real NCCL and, with trixie's root, its torch 2.6's Gloo (built by
+ * test/lab/lab-root.sh). Prints a line per
  * stack, then each mismatch with its layout; exit 1 when there is one.
  * test/e2e/nccl-fuzz.test.ts runs one fixed seed in the suite.
  */
@@ -56,11 +57,22 @@ async function main(): Promise<number> {
   const lab = new Lab('fz');
   const build = snapshotBuild();
   try {
-    const result = await runFuzz({ seed, count, stacks, build, lab });
-    for (const stack of stacks) {
-      const mine = result.comparisons.filter((c) => c.stack === `${stack.suite} ${stack.nccl}`);
+    // Gloo's devices are made by the Debian 13 root's torch 2.6.
+    const glooRoot = stacks.find((stack) => stack.suite === 'trixie')?.root;
+    const result = await runFuzz({
+      seed,
+      count,
+      stacks,
+      build,
+      lab,
+      ...(glooRoot ? { glooRoot } : {}),
+    });
+    const labels = [...stacks.map((stack) => `${stack.suite} ${stack.nccl}`), 'Gloo (torch 2.6)'];
+    for (const label of labels) {
+      const mine = result.comparisons.filter((c) => c.stack === label);
+      if (mine.length === 0) continue;
       process.stdout.write(
-        `NCCL ${stack.nccl} (${stack.suite}): ${mine.length} comparisons, ${mine.filter((c) => !c.equal).length} mismatches\n`,
+        `${label}: ${mine.length} comparisons, ${mine.filter((c) => !c.equal).length} mismatches\n`,
       );
     }
     process.stdout.write(

@@ -16,7 +16,8 @@
  *   IPv6 network, or where no route leads;
  * - the hostname in /etc/hosts on one of the host's addresses, Debian's
  *   127.0.1.1, or absent (what Gloo resolves);
- * - a user's NCCL_SOCKET_IFNAME from the spellings users write.
+ * - a user's NCCL_SOCKET_IFNAME from the spellings users write, at times with
+ *   a NCCL_SOCKET_FAMILY.
  *
  * Only documentation and benchmarking ranges (198.18.0.0/15, 2001:db8::/32),
  * and 169.254.170.0/24 inside the namespace, as EKS has it.
@@ -43,8 +44,10 @@ export interface FuzzLayout {
   master: string;
   /** Where the master lies, for the report. */
   placement: 'local' | 'local-ipv6' | 'routed' | 'nowhere';
-  /** The user's NCCL_SOCKET_IFNAME values tried on this layout. */
-  kept: string[];
+  /** The user's NCCL settings tried on this layout (NCCL_SOCKET_IFNAME, at times with NCCL_SOCKET_FAMILY). */
+  kept: Record<string, string>[];
+  /** A user's GLOO_SOCKET_IFNAME tried on this layout: one of its names, or one it lacks. */
+  gloo: string;
 }
 
 type Rng = () => number;
@@ -226,17 +229,31 @@ export function generateLayout(seed: number, index: number): FuzzLayout {
     `^${pick(rng, names)}`,
     `${pick(rng, names)},${pick(rng, names)}`,
   ];
-  const kept = [
-    pick(rng, SPELLINGS),
-    pick(rng, fromLayout),
-    pick(rng, [...SPELLINGS, ...fromLayout]),
+  const spellings = [
+    ...new Set([
+      pick(rng, SPELLINGS),
+      pick(rng, fromLayout),
+      pick(rng, [...SPELLINGS, ...fromLayout]),
+    ]),
   ];
+  const kept: Record<string, string>[] = spellings.map((value) => ({ NCCL_SOCKET_IFNAME: value }));
+  // A family forced or misspelt (NCCL reads exactly AF_INET and AF_INET6), alone or with a list.
+  if (chance(rng, 0.4)) {
+    const family = pick(rng, ['AF_INET6', 'AF_INET6', 'AF_INET', 'INET6']);
+    kept.push(
+      chance(rng, 0.5)
+        ? { NCCL_SOCKET_FAMILY: family }
+        : { NCCL_SOCKET_IFNAME: pick(rng, spellings), NCCL_SOCKET_FAMILY: family },
+    );
+  }
+  const gloo = chance(rng, 0.8) ? pick(rng, names) : pick(rng, ['eth9', 'ens9f0', 'ib1']);
   return {
     id: `s${seed}-${index}`,
     spec: { hostname: 'node1', nics, ...(routes.length > 0 ? { routes } : {}), etcHosts },
     master,
     placement,
-    kept: [...new Set(kept)],
+    kept,
+    gloo,
   };
 }
 

@@ -9,14 +9,19 @@
  *   it exports must bind the decision's interface and address;
  * - `pick`: what nccl-run says NCCL binds in the job (`nccl.pick`), against
  *   NCCL run with the user's environment and nccl-run's variables;
- * - each of the layout's kept NCCL_SOCKET_IFNAME spellings: `pick` and
+ * - each of the layout's kept settings (NCCL_SOCKET_IFNAME, NCCL_SOCKET_FAMILY): `pick` and
  *   `unmanaged` again under it. A refusal's explain --json keeps `nccl` and
  *   `unmanaged`, so a refused setting is compared too.
+ *
+ * - Gloo (gloo-fuzz.ts): `unmanaged.gloo` against the device torch 2.6
+ *   makes on the host, by its hostname's /etc/hosts and under the layout's
+ *   GLOO_SOCKET_IFNAME.
  *
  * A mismatch carries the layout, so that it can be replayed and added to
  * the hand-written ORACLE_LAYOUTS.
  */
 import { execa } from 'execa';
+import { type GlooDeviceCase, glooDevices } from './gloo-fuzz.js';
 import { type FuzzLayout, generateLayout } from './layout-fuzz.js';
 import { addWire, type Bind, buildHost, ncclBootstrap, runNcclRun } from './nccl-oracle.js';
 import type { Lab } from './netns.js';
@@ -34,7 +39,7 @@ export interface Comparison {
   stack: string;
   /** The user's NCCL_SOCKET_IFNAME, or 'nothing set'. */
   setting: string;
-  what: 'unmanaged' | 'decision' | 'pick';
+  what: 'unmanaged' | 'decision' | 'pick' | 'gloo';
   ncclRun: string;
   nccl: string;
   equal: boolean;
@@ -64,6 +69,7 @@ interface Explained {
   env: Record<string, string>;
   pick: Bind | undefined;
   unmanaged: Bind | undefined;
+  gloo: Bind | undefined;
   /** The refusal's message; null where it decided. */
   error: string | null;
   stderr: string;
@@ -100,6 +106,8 @@ export async function runFuzz(options: {
   stacks: readonly FuzzStack[];
   build: string;
   lab: Lab;
+  /** The Debian root whose torch makes Gloo's devices (gloo-fuzz.ts); none: Gloo is not compared. */
+  glooRoot?: string;
   concurrency?: number;
 }): Promise<FuzzResult> {
   const started = Date.now();
@@ -118,6 +126,8 @@ export async function runFuzz(options: {
   const mismatches: Mismatch[] = [];
   const outcomes = new Map<number, number>();
   const refusals: string[] = [];
+  /** nccl-run's unmanaged.gloo by Gloo case id (gloo-fuzz.ts), from the first stack's explain. */
+  const glooSays = new Map<string, { bind: Bind | undefined; stderr: string }>();
   const queue = layouts.map((layout, index) => ({ layout, host: hosts[index] as string }));
   const worker = async () => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
@@ -132,6 +142,11 @@ export async function runFuzz(options: {
         outcomes.set(exitCode, (outcomes.get(exitCode) ?? 0) + 1);
         if (error !== null) refusals.push(`${next.layout.id} ${stack.nccl}: ${error}`);
         comparisons.push(...found.map((entry) => entry.comparison));
+        if (stack === stacks[0] && options.glooRoot !== undefined) {
+          for (const [id, said] of await glooExplains(lab, build, next.host, next.layout, stack)) {
+            glooSays.set(id, said);
+          }
+        }
         mismatches.push(
           ...found
             .filter((entry) => !entry.comparison.equal)
@@ -145,6 +160,47 @@ export async function runFuzz(options: {
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 2 }, worker));
+  if (options.glooRoot !== undefined) {
+    const cases: GlooDeviceCase[] = layouts.flatMap((layout, index) => {
+      const base = {
+        host: hosts[index] as string,
+        hostname: layout.spec.hostname,
+        etcHosts: layout.spec.etcHosts,
+      };
+      return [
+        { ...base, id: layout.id },
+        { ...base, id: `${layout.id}-ifname`, GLOO_SOCKET_IFNAME: layout.gloo },
+      ];
+    });
+    const devices = await glooDevices(lab, options.glooRoot, cases);
+    for (const [index, entry] of cases.entries()) {
+      const layout = layouts[Math.floor(index / 2)] as FuzzLayout;
+      const device = devices.get(entry.id);
+      const said = glooSays.get(entry.id);
+      const ncclRun = said?.bind === undefined ? 'not reported' : (said.bind?.address ?? 'none');
+      const real = device?.address ?? 'none';
+      const comparison: Comparison = {
+        layout: layout.id,
+        stack: 'Gloo (torch 2.6)',
+        setting:
+          entry.GLOO_SOCKET_IFNAME === undefined
+            ? 'nothing set'
+            : `GLOO_SOCKET_IFNAME=${entry.GLOO_SOCKET_IFNAME}`,
+        what: 'gloo',
+        ncclRun,
+        nccl: real,
+        equal: ncclRun === real,
+      };
+      comparisons.push(comparison);
+      if (!comparison.equal) {
+        mismatches.push({
+          comparison,
+          layout,
+          log: `Gloo: ${device?.outcome ?? '?'}\nnccl-run:\n${said?.stderr ?? ''}`,
+        });
+      }
+    }
+  }
   return {
     layouts: layouts.length,
     outcomes,
@@ -195,8 +251,13 @@ async function compareLayout(
     });
 
   for (const kept of [null, ...layout.kept]) {
-    const userEnv: Record<string, string> = kept === null ? {} : { NCCL_SOCKET_IFNAME: kept };
-    const setting = kept === null ? 'nothing set' : `NCCL_SOCKET_IFNAME=${kept}`;
+    const userEnv: Record<string, string> = kept ?? {};
+    const setting =
+      kept === null
+        ? 'nothing set'
+        : Object.entries(kept)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(' ');
     const explained = await explain(lab, build, host, layout, stack, userEnv);
     if (kept === null) {
       exitCode = explained.exitCode;
@@ -214,6 +275,24 @@ async function compareLayout(
     }
   }
   return { found: out, exitCode, error };
+}
+
+/** nccl-run's unmanaged.gloo on the layout, nothing set and under its GLOO_SOCKET_IFNAME, by Gloo case id. */
+async function glooExplains(
+  lab: Lab,
+  build: string,
+  host: string,
+  layout: FuzzLayout,
+  stack: FuzzStack,
+): Promise<Map<string, { bind: Bind | undefined; stderr: string }>> {
+  const plain = await explain(lab, build, host, layout, stack, {});
+  const named = await explain(lab, build, host, layout, stack, {
+    GLOO_SOCKET_IFNAME: layout.gloo,
+  });
+  return new Map([
+    [layout.id, { bind: plain.gloo, stderr: plain.stderr }],
+    [`${layout.id}-ifname`, { bind: named.gloo, stderr: named.stderr }],
+  ]);
 }
 
 async function explain(
@@ -237,7 +316,7 @@ async function explain(
     decision?: { interface: string; address: string } | null;
     env?: Record<string, string>;
     nccl?: { pick: Bind };
-    unmanaged?: { nccl: Bind };
+    unmanaged?: { nccl: Bind; gloo: Bind };
     error?: { message: string };
   } = {};
   try {
@@ -251,6 +330,7 @@ async function explain(
     env: json.env ?? {},
     pick: json.nccl?.pick,
     unmanaged: json.unmanaged?.nccl,
+    gloo: json.unmanaged?.gloo,
     error: json.error?.message ?? (run.exitCode === 0 ? null : run.stderr),
     stderr: run.stderr,
   };
@@ -263,7 +343,7 @@ export function describeMismatch({ comparison: c, layout, log }: Mismatch): stri
     `  master ${layout.master} (${layout.placement}); layout ${JSON.stringify(layout.spec)}`,
     ...log
       .split('\n')
-      .filter((line) => /NCCL (INFO|WARN) (Bootstrap|NET)|nccl-run|"msg"|Error/.test(line))
+      .filter((line) => /NCCL (INFO|WARN) (Bootstrap|NET)|nccl-run|Gloo|"msg"|Error/.test(line))
       .slice(0, 8)
       .map((line) => `  ${line.slice(0, 300)}`),
   ].join('\n');
