@@ -5,9 +5,9 @@
  * nccl-run's explain --json says they bind: unmanaged, with nccl-run's
  * variables, and under the layout's kept NCCL_SOCKET_IFNAME spellings
  * (test/lab/nccl-fuzz.ts); and the Gloo device torch 2.6 makes there, by
- * the hostname and under a GLOO_SOCKET_IFNAME, against `unmanaged.gloo`. Any other seed: `npm run fuzz:nccl -- --seed N
- * --layouts M`. A mismatch prints its layout, to replay or to copy into
- * ORACLE_LAYOUTS.
+ * the hostname and under a GLOO_SOCKET_IFNAME, against `unmanaged.gloo`.
+ * Any other seed: `npm run fuzz:nccl -- --seed N --layouts M`. A mismatch
+ * prints its layout, to replay or to copy into ORACLE_LAYOUTS.
  */
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -19,7 +19,7 @@ import { builtUnavailable, snapshotBuild } from '../lab/nccl-oracle.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';
 
-/** The suite's seed and size: about 400 comparisons, about 30 s on two cores. */
+/** The suite's seed and size: 490 comparisons, about 40 s on two idle cores. */
 const SEED = 1;
 const LAYOUTS = 24;
 
@@ -32,7 +32,7 @@ const unavailable =
   builtUnavailable;
 
 tier(
-  'the differential fuzz: seeded layouts, nccl-run against the real NCCL 2.22 and 2.29',
+  'the differential fuzz: seeded layouts, nccl-run against the real NCCL 2.22 and 2.29 and Gloo',
   unavailable,
   () => {
     const lab = new Lab('fz');
@@ -46,18 +46,20 @@ tier(
     it(`seed ${SEED}, ${LAYOUTS} layouts: every comparison agrees`, async () => {
       build = snapshotBuild();
       const stacks = fuzzStacks(['trixie', 'sid']);
-      const result = await runFuzz({ seed: SEED, count: LAYOUTS, stacks, build, lab });
-      const kinds = ['unmanaged', 'pick', 'decision'].map(
+      // Gloo's devices are made by the Debian 13 root's torch 2.6.
+      const glooRoot = (stacks[0] as FuzzStack).root;
+      const result = await runFuzz({ seed: SEED, count: LAYOUTS, stacks, build, lab, glooRoot });
+      const kinds = ['unmanaged', 'pick', 'decision', 'gloo'].map(
         (what) => `${result.comparisons.filter((c) => c.what === what).length} ${what}`,
       );
       process.stdout.write(
         `\ndifferential fuzz, seed ${SEED}: ${result.layouts} layouts, ${result.comparisons.length} comparisons (${kinds.join(', ')}), ${result.mismatches.length} mismatches, ${result.seconds.toFixed(1)} s\n`,
       );
-      // Every layout was asked of both NCCLs, nothing set and under each kept spelling.
+      // Every layout was asked of both NCCLs and of Gloo; most decided, and refusals are compared too.
       expect(new Set(result.comparisons.map((c) => c.layout)).size).toBe(LAYOUTS);
-      expect(result.comparisons.filter((c) => c.what === 'decision').length).toBeGreaterThan(
-        LAYOUTS,
-      );
+      expect(result.outcomes.get(0) ?? 0).toBeGreaterThan(LAYOUTS);
+      expect(result.outcomes.get(69) ?? 0).toBeGreaterThan(0);
+      expect(result.comparisons.filter((c) => c.what === 'gloo')).toHaveLength(2 * LAYOUTS);
       expect(result.mismatches.map(describeMismatch).join('\n\n')).toBe('');
     }, 240_000);
   },
