@@ -126,6 +126,7 @@ export function derive(
         ? null
         : { value: keptIfname, from: settings.originOf('NCCL_SOCKET_IFNAME') },
     commIdAddress: host.commIdAddress,
+    ncclVersion: stack.nccl.version,
     hostnameAddresses: host.hostnameAddresses,
   });
   // NCCL reads its IB settings as it reads the socket ones.
