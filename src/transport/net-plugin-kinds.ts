@@ -58,6 +58,8 @@ export interface NetPluginKind {
   version: (file: PluginFile) => string | null;
   /** The NCCL_NET value that selects it (NCCL fails instead of falling back when it cannot). */
   ncclNet: (version: string | null) => string | null;
+  /** Every NCCL_NET value it answers to (strcasecmp); empty when unknown. */
+  ncclNames: readonly string[];
   /** Its data NICs' variable, an NCCL_SOCKET_IFNAME-style list. */
   ifnameVariable: string | null;
   /** Its control NIC's variable, and the interface it takes when unset. */
@@ -82,6 +84,7 @@ export const NET_PLUGIN_KINDS: readonly NetPluginKind[] = [
     version: (file) => dpkgVersion(file.root, /^libnccl-ofi/),
     ncclNet: (version) =>
       version !== null && atLeast(version, '1.13.0') ? 'Libfabric' : 'AWS Libfabric',
+    ncclNames: ['Libfabric', 'AWS Libfabric', 'OFI'],
     ifnameVariable: null,
     ctrlVariable: null,
     ctrlDefault: null,
@@ -96,6 +99,7 @@ export const NET_PLUGIN_KINDS: readonly NetPluginKind[] = [
       inFolderNamed(file, ['tcpxo', 'fastrak']),
     version: () => null,
     ncclNet: () => 'FasTrak',
+    ncclNames: ['FasTrak'],
     ifnameVariable: 'NCCL_FASTRAK_IFNAME',
     ctrlVariable: 'NCCL_FASTRAK_CTRL_DEV',
     ctrlDefault: 'eth0',
@@ -108,6 +112,7 @@ export const NET_PLUGIN_KINDS: readonly NetPluginKind[] = [
     recognises: (file) => inFolderNamed(file, ['tcpx']),
     version: () => null,
     ncclNet: () => 'GPUDirectTCPX_v7',
+    ncclNames: ['GPUDirectTCPX_v7'],
     ifnameVariable: 'NCCL_GPUDIRECTTCPX_SOCKET_IFNAME',
     ctrlVariable: 'NCCL_GPUDIRECTTCPX_CTRL_DEV',
     ctrlDefault: null,
@@ -127,6 +132,7 @@ export const OTHER_PLUGIN: NetPluginKind = {
   recognises: () => true,
   version: () => null,
   ncclNet: () => null,
+  ncclNames: [],
   ifnameVariable: null,
   ctrlVariable: null,
   ctrlDefault: null,
