@@ -65,6 +65,11 @@ interface Layout {
   hcas: FakeHca[];
   /** The NICs, as veths of the namespace; the first carries the host's address. */
   nics: string[];
+  /**
+   * NICs shown as gVNICs: their sysfs folder copied, with device/vendor 0x1ae0
+   * and this speed (Mb/s), bound over /sys/devices/virtual/net/NIC.
+   */
+  gvnics?: Record<string, number>;
 }
 
 const LAYOUTS: Record<string, Layout> = {
@@ -72,6 +77,12 @@ const LAYOUTS: Record<string, Layout> = {
   p5: { hcas: efaHost(32), nics: ['ens32'] },
   a3high: { hcas: [], nics: ['eth0', 'eth1', 'eth2', 'eth3', 'eth4'] },
   a3mega: { hcas: [], nics: ['eth0', ...Array.from({ length: 8 }, (_, i) => `eth${i + 1}`)] },
+  // a3-high again, its NICs gVNICs in sysfs, the GPU NICs the faster: no list set, the vendor decides.
+  a3vendor: {
+    hcas: [],
+    nics: ['eth0', 'eth1', 'eth2', 'eth3', 'eth4'],
+    gvnics: { eth0: 100000, eth1: 200000, eth2: 200000, eth3: 200000, eth4: 200000 },
+  },
 };
 
 interface Run {
@@ -80,6 +91,8 @@ interface Run {
   env?: Record<string, string>;
   /** Which plugin folder goes on LD_LIBRARY_PATH. */
   plugin?: 'ofi' | 'tcpx' | 'tcpxo';
+  /** torchrun's arguments, when not JOB. */
+  job?: string[];
 }
 
 const EXPLAIN = ['explain', '--json'];
@@ -88,6 +101,17 @@ const TCPX_ENV = {
   NCCL_GPUDIRECTTCPX_SOCKET_IFNAME: 'eth1,eth2,eth3,eth4',
   NCCL_GPUDIRECTTCPX_CTRL_DEV: 'eth0',
 };
+/** A master on no local network and with no route: the speed strategy decides. */
+const FAR_MASTER = [
+  '--nnodes',
+  '2',
+  '--node_rank',
+  '1',
+  '--master_addr',
+  '203.0.113.9',
+  '--master_port',
+  '29500',
+];
 const RUNS: Record<string, Run> = {
   'p4d-bare': { layout: 'p4d', args: EXPLAIN },
   'p4d-bare-required': { layout: 'p4d', args: [...CHECK, '--require-transport', 'efa'] },
@@ -118,6 +142,8 @@ const RUNS: Record<string, Run> = {
     plugin: 'tcpx',
     env: { ...TCPX_ENV, NCCL_GPUDIRECTTCPX_SOCKET_IFNAME: 'eth1,eth2,eth3,eth5' },
   },
+  'a3vendor-bare': { layout: 'a3vendor', args: EXPLAIN, job: FAR_MASTER },
+  'a3vendor-plugin': { layout: 'a3vendor', args: EXPLAIN, plugin: 'tcpx', job: FAR_MASTER },
   'a3mega-plugin': {
     layout: 'a3mega',
     args: EXPLAIN,
@@ -194,7 +220,15 @@ tier(
           'mount -t tmpfs d37 /sys/devices/pci0000:00; cp -a "$W/$L/sys/devices/pci0000:00/." /sys/devices/pci0000:00/ 2>/dev/null',
           'mount -t tmpfs v37 /dev/infiniband 2>/dev/null || { mkdir -p /dev/infiniband; mount -t tmpfs v37 /dev/infiniband; }',
           'n=0; while [ $n -lt 32 ]; do mknod -m 666 /dev/infiniband/uverbs$n c 231 $((192 + n)); n=$((n + 1)); done',
-          `env ${env} "$NODE" ${CLI} ${[...run.args, ...JOB].join(' ')} >"$W/${name}.out" 2>"$W/${name}.err"; echo $? >"$W/${name}.rc"`,
+          ...Object.entries(LAYOUTS[run.layout]?.gvnics ?? {}).map(([nic, speed]) =>
+            [
+              `d="$W/gvnic-${name}-${nic}"; mkdir -p "$d/device"`,
+              `for f in /sys/class/net/${nic}/*; do [ -f "$f" ] && cat "$f" > "$d/\${f##*/}" 2>/dev/null; done`,
+              `echo 0x1ae0 > "$d/device/vendor"; echo ${speed} > "$d/speed"`,
+              `mount --bind "$d" /sys/devices/virtual/net/${nic}`,
+            ].join('; '),
+          ),
+          `env ${env} "$NODE" ${CLI} ${[...run.args, ...(run.job ?? JOB)].join(' ')} >"$W/${name}.out" 2>"$W/${name}.err"; echo $? >"$W/${name}.rc"`,
         ].join('\n');
         writeFileSync(join(work, `${name}.sh`), inside);
         return `L=${run.layout} ip netns exec ${lab.ns(`h${run.layout}`)} unshare -m sh "$W/${name}.sh"`;
@@ -295,6 +329,21 @@ tier(
       it("warns when the plugin's list names a missing or down interface", () => {
         expect(explained('a3high-wrong-list').warnings).toContain(
           "NCCL_GPUDIRECTTCPX_SOCKET_IFNAME=eth1,eth2,eth3,eth5 (GPUDirect-TCPX's own list, kept): eth3 is down, eth5 does not exist here; the plugin cannot use it",
+        );
+      });
+    });
+
+    describe('a3-high whose NICs sysfs shows as gVNICs, no list set', () => {
+      it('without the plugin the speed strategy takes a 200G GPU NIC', () => {
+        const bare = explained('a3vendor-bare');
+        expect(bare.decision.interface, outcome('a3vendor-bare').stderr).toBe('eth1');
+      });
+
+      it('with GPUDirect-TCPX the gVNICs but the first are its own: the bootstrap stays on eth0', () => {
+        const found = explained('a3vendor-plugin');
+        expect(found.decision.interface, outcome('a3vendor-plugin').stderr).toBe('eth0');
+        expect(found.transport.reason).toContain(
+          'over the GPU NICs eth1, eth2, eth3, eth4 (the gVNICs (PCI vendor 0x1ae0) but its control NIC)',
         );
       });
     });
