@@ -64,6 +64,26 @@ describe('EFA', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('the plugin without the EFA device files (a container without /dev/infiniband): sockets, 69 under efa', () => {
+    const rdma = { ...loadRdmaFacts('efa-node').rdma, deviceFiles: [] } as NonNullable<
+      ReturnType<typeof loadRdmaFacts>['rdma']
+    >;
+    const transport = assessTransport({
+      rdma,
+      ncclEnv: {},
+      required: 'efa',
+      requiredBy: { name: '--require-transport', from: 'flag' },
+      originOf: (name) => ({ name, from: 'env' }),
+      netPlugin: pluginFound('aws-ofi-nccl'),
+      facts: { interfaces: [] },
+    });
+    expect(transport.verdict.kind).toBe('socket');
+    expect(transport.verdict.reason).toContain(
+      'the EFA devices have no /dev/infiniband device file here',
+    );
+    expect(transport.unmet?.exitCode).toBe(EXIT.noInterface);
+  });
+
   it('no plugin: 78 under efa and rdma, a warning otherwise', () => {
     for (const required of ['efa', 'rdma'] as const) {
       const { unmet } = assess('efa-node', NO_PLUGIN, { required });
