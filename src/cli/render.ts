@@ -212,7 +212,7 @@ export function explainText(plan: Plan): string {
     `NCCL       ${ncclLine(plan)}`,
     ...plan.nccl.unseen.map((note) => `           may read what nccl-run cannot see: ${note}`),
     `Unmanaged  with nothing set, NCCL would bind ${unmanagedText(plan.unmanaged.nccl)} and Gloo ${unmanagedText(plan.unmanaged.gloo)}`,
-    ...transportLines(plan.transport, plan.facts.rdma, plan.childEnv),
+    ...transportLines(plan.transport, plan.facts.rdma),
     ...(plan.verify.capped === null ? [] : [`Verify     ${plan.verify.capped}`]),
     ...probeLine(plan.meeting),
     '',

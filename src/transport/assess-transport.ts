@@ -37,6 +37,8 @@ export interface Transport {
   verdict: TransportVerdict;
   /** The net plugin search: what NCCL_NET_PLUGIN names, what the loader finds. */
   netPlugin: NetPluginSearch;
+  /** The found plugin's own variables the job has (kept: nccl-run never sets them). */
+  pluginVariables: Record<string, string>;
   required: RequiredTransport | null;
   /** What run and check exit with when `required` is not met; null when met or not asked. */
   unmet: NcclRunError | null;
@@ -82,6 +84,12 @@ export function assessTransport(input: TransportInput): Transport {
   return {
     verdict,
     netPlugin: input.netPlugin,
+    pluginVariables: Object.fromEntries(
+      (input.netPlugin.plugin?.kind.variables ?? []).flatMap((name) => {
+        const value = input.ncclEnv[name];
+        return value === undefined ? [] : [[name, value]];
+      }),
+    ),
     required: input.required,
     unmet,
     warnings: [

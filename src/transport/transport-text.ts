@@ -20,7 +20,7 @@ export function transportJson(transport: Transport) {
     devices,
     deviceFiles,
     ncclFails,
-    netPlugin: netPluginJson(transport.netPlugin),
+    netPlugin: { ...netPluginJson(transport.netPlugin), variables: transport.pluginVariables },
     required: transport.required,
     unmet: transport.unmet?.message ?? null,
   };
@@ -49,27 +49,18 @@ function netPluginJson(search: NetPluginSearch) {
 }
 
 /** "net plugin: aws-ofi-nccl 1.14.2, /opt/amazon/ofi-nccl/lib/libnccl-net.so (via ld.so.cache; NCCL_NET=Libfabric selects it)" */
-function netPluginLine(
-  search: NetPluginSearch,
-  env: Readonly<Record<string, string | undefined>>,
-): string[] {
+function netPluginLine(search: NetPluginSearch, kept: Readonly<Record<string, string>>): string[] {
   const { plugin } = search;
   if (plugin === null) return [`  net plugin: none: ${search.notFound}`];
   const net = plugin.kind.ncclNet(plugin.version);
-  const variables = plugin.kind.variables
-    .filter((name) => env[name] !== undefined)
-    .map((name) => `${name}=${env[name]}`);
+  const variables = Object.entries(kept).map(([name, value]) => `${name}=${value}`);
   return [
     `  net plugin: ${plugin.kind.label}${plugin.version === null ? '' : ` ${plugin.version}`}, ${plugin.path} (via ${plugin.via}${net === null ? '' : `; NCCL_NET=${net} selects it`})`,
     ...(variables.length > 0 ? [`  its variables (kept): ${variables.join(' ')}`] : []),
   ];
 }
 
-export function transportLines(
-  transport: Transport,
-  rdma: RdmaFacts | undefined,
-  env: Readonly<Record<string, string | undefined>> = {},
-): string[] {
+export function transportLines(transport: Transport, rdma: RdmaFacts | undefined): string[] {
   const { verdict } = transport;
   const fails = verdict.ncclFails ? `; ${NCCL_FAILS}` : '';
   const lines = [`Transport  ${verdict.kind}: ${verdict.reason}${fails}`];
@@ -97,7 +88,7 @@ export function transportLines(
         : '  device files: none (no /dev/infiniband/uverbs*): NCCL cannot open the devices',
     );
   }
-  lines.push(...netPluginLine(transport.netPlugin, env));
+  lines.push(...netPluginLine(transport.netPlugin, transport.pluginVariables));
   if (transport.required !== null) {
     lines.push(
       `  required: ${transport.required}: ${transport.unmet === null ? 'met' : `NOT met (run and check exit ${transport.unmet.exitCode}): ${transport.unmet.message}`}`,

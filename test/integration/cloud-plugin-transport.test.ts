@@ -45,7 +45,10 @@ interface Explained {
     kind: string;
     reason: string;
     devices: { name: string; used: boolean }[];
-    netPlugin: { found: { kind: string; path: string; ncclNet: string | null } | null };
+    netPlugin: {
+      found: { kind: string; path: string; ncclNet: string | null } | null;
+      variables: Record<string, string>;
+    };
     unmet: string | null;
   };
 }
@@ -324,6 +327,7 @@ tier(
         );
         expect(found.decision.interface).toBe('eth0');
         expect(found.env.NCCL_GPUDIRECTTCPX_SOCKET_IFNAME).toBeUndefined();
+        expect(found.transport.netPlugin.variables).toEqual(TCPX_ENV);
       });
 
       it("warns when the plugin's list names a missing or down interface", () => {
