@@ -6,6 +6,7 @@
  */
 import type { RdmaFacts } from '../host/host-facts.js';
 import { columns } from '../resolve/interface-table.js';
+import { shellQuote } from '../shell-words.js';
 import type { Transport } from './assess-transport.js';
 import type { NetPluginSearch } from './find-net-plugin.js';
 import { portLabel, type TransportPort } from './transport-verdict.js';
@@ -55,7 +56,7 @@ function netPluginLine(search: NetPluginSearch, kept: Readonly<Record<string, st
   const net = plugin.kind.ncclNet(plugin.version);
   const variables = Object.entries(kept).map(([name, value]) => `${name}=${value}`);
   return [
-    `  net plugin: ${plugin.kind.label}${plugin.version === null ? '' : ` ${plugin.version}`}, ${plugin.path} (via ${plugin.via}${net === null ? '' : `; NCCL_NET=${net} selects it`})`,
+    `  net plugin: ${plugin.kind.label}${plugin.version === null ? '' : ` ${plugin.version}`}, ${plugin.path} (via ${plugin.via}${net === null ? '' : `; NCCL_NET=${shellQuote(net)} selects it`})`,
     ...(variables.length > 0 ? [`  its variables (kept): ${variables.join(' ')}`] : []),
   ];
 }
