@@ -39,7 +39,7 @@ export const EXIT_STATUS = {
   noInterface: status(
     69,
     'no usable interface',
-    'no usable interface; an explicit interface is missing, down or unusable; the interface that reaches the master must be rejected; `--require-transport ib` unmet',
+    'no usable interface; an explicit interface is missing, down or unusable; the interface that reaches the master must be rejected; `--require-transport` unmet for missing hardware or device files',
   ),
   internal: status(
     70,
@@ -54,7 +54,7 @@ export const EXIT_STATUS = {
   config: status(
     78,
     'bad configuration',
-    "bad configuration: an `NCCL_RUN_*` variable, the env file (also a key that is not a variable name, or an entry over the kernel's 131,071 bytes), a Gloo/TensorPipe interface that cannot work, a master only on link-local addresses, an `NCCL_IB_HCA` that matches nothing, conflicting settings, `node` not on PATH, no writable folder for the hand-over file",
+    "bad configuration: an `NCCL_RUN_*` variable, the env file (also a key that is not a variable name, or an entry over the kernel's 131,071 bytes), a Gloo/TensorPipe interface that cannot work, a master only on link-local addresses, an `NCCL_IB_HCA` that matches nothing, EFA devices without a net plugin NCCL can load under `--require-transport efa`/`rdma`, conflicting settings, `node` not on PATH, no writable folder for the hand-over file",
   ),
   notExecutable: status(
     126,

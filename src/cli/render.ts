@@ -6,6 +6,7 @@
 
 import { formatEnv } from '../env/format-env.js';
 import type { NcclRunError } from '../errors.js';
+import { isLinkLocalAddress } from '../host/ip-address.js';
 import { endpointSource } from '../job/rendezvous-master.js';
 import type { NcclBind } from '../nccl/nccl-pick.js';
 import { whereSet } from '../origin.js';
@@ -201,7 +202,7 @@ function sectionLines(sections: Sections, rdma: Plan['facts']['rdma']): string[]
     `Torch      ${torchLine(sections.stack.torch)}`,
     `NCCL       ${ncclLine(sections.nccl)}`,
     ...sections.nccl.unseen.map((note) => `           may read what nccl-run cannot see: ${note}`),
-    `Unmanaged  with nothing set, NCCL would bind ${bindText(sections.unmanaged.nccl)} and Gloo ${bindText(sections.unmanaged.gloo)}`,
+    `Unmanaged  with nothing set, NCCL would bind ${unmanagedText(sections.unmanaged.nccl)} and Gloo ${unmanagedText(sections.unmanaged.gloo)}`,
     ...transportLines(sections.transport, rdma),
   ];
 }
@@ -300,6 +301,16 @@ function ncclLine(nccl: Plan['nccl']): string {
 
 function bindText(bind: NcclBind | null): string {
   return bind === null ? 'nothing (no interface found)' : `${bind.interface} ${bind.address}`;
+}
+
+/**
+ * An unmanaged pick, and why it fails where it is link-local (SPEC "Usable":
+ * nccl-run never chooses such an address, e.g. EKS's pod-id-link0 169.254.170.23).
+ */
+export function unmanagedText(bind: NcclBind | null): string {
+  return bind !== null && isLinkLocalAddress(bind.address)
+    ? `${bindText(bind)} (link-local: no peer can reach it; nccl-run never chooses it)`
+    : bindText(bind);
 }
 
 function indent(text: string): string[] {

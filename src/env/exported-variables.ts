@@ -28,6 +28,12 @@ export interface ExportInput {
   decision: Decision;
   job: JobShape;
   options: Pick<Options, 'ncclDebug' | 'ncclDebugSubsys' | 'requireTransport' | 'force'>;
+  /**
+   * Under --require-transport, the NCCL_NET that makes NCCL fail instead of
+   * falling back (transport/transport-requirement.ts requiredNcclNet); IB
+   * under `ib` when not given.
+   */
+  ncclNet?: string | null;
 }
 
 /** What a kept value is judged against. */
@@ -116,11 +122,13 @@ const EXPORTED = {
     option: '--nccl-debug-subsys',
   },
   // SPEC --require-transport: NCCL_NET=IB makes ncclNetInit (src/net.cc) fail with "network
-  // IB not found" where the IB transport finds no device, instead of running on sockets.
+  // IB not found" where the IB transport finds no device, instead of running on sockets;
+  // under efa, the name aws-ofi-nccl answers to does the same for the plugin.
   // The user's NCCL_NET is theirs to keep, --force or not (transport-requirement.ts says
   // when it conflicts).
   NCCL_NET: {
-    value: ({ options }) => (options.requireTransport === 'ib' ? 'IB' : null),
+    value: ({ options, ncclNet }) =>
+      ncclNet !== undefined ? ncclNet : options.requireTransport === 'ib' ? 'IB' : null,
     forceable: false,
   },
   // Filled in from the cluster, only where neither argv nor the environment gives them.

@@ -27,6 +27,8 @@ export interface NcclPickFacts {
   /** Whether NCCL_SOCKET_IFNAME is the user's, kept; and where it came from. */
   keptIfname: { value: string; from: Origin } | null;
   commIdAddress: string | null;
+  /** The NCCL version, where it inverts NCCL_COMM_ID's IPv4 subnet test (releases.ts); else null. */
+  commIdInverted?: string | null;
   masterAddresses: readonly string[];
 }
 
@@ -36,8 +38,15 @@ export function ncclSettingWarnings(input: NcclPickFacts): string[] {
   if (settings.commId !== null) {
     const where = pick === null ? 'no interface here, so NCCL will fail' : describe(input, pick);
     const meets = input.commIdAddress ?? `'${settings.commId}', which does not resolve`;
+    const inverted =
+      input.commIdInverted != null &&
+      input.commIdAddress !== null &&
+      familyOf(input.commIdAddress) === 'ipv4';
+    const listens = inverted
+      ? `listens on the first IPv4 address whose network does NOT hold that address (NCCL ${input.commIdInverted} inverts this test, NVIDIA/nccl PR #2047, fixed in 2.30.3)`
+      : 'listens on the first interface whose network holds that address';
     return [
-      `NCCL_COMM_ID=${settings.commId} is set: NCCL's bootstrap meets at ${meets} instead of the id torch hands it, and listens on the first interface whose network holds that address, ignoring NCCL_SOCKET_IFNAME${settings.ifname === null ? '' : ` ('${settings.ifname}')`}: ${where}; unset NCCL_COMM_ID unless that is meant`,
+      `NCCL_COMM_ID=${settings.commId} is set: NCCL's bootstrap meets at ${meets} instead of the id torch hands it, and ${listens}, ignoring NCCL_SOCKET_IFNAME${settings.ifname === null ? '' : ` ('${settings.ifname}')`}: ${where}; unset NCCL_COMM_ID unless that is meant${inverted ? ', or run NCCL 2.30.3 or later' : ''}`,
     ];
   }
   if (keptIfname === null || pick === null) return [];

@@ -6,6 +6,7 @@
  */
 
 import type { HostFacts } from '../host/host-facts.js';
+import { ncclBehaviour } from '../nccl/behaviour.js';
 import { type NcclBind, ncclPick, ncclSettings } from '../nccl/nccl-pick.js';
 import type { Origin } from '../origin.js';
 import type { Decision, ResolveContext } from '../resolve/decision.js';
@@ -28,6 +29,8 @@ export interface PictureInput {
   /** The user's NCCL_SOCKET_IFNAME when nccl-run kept it, and where it came from. */
   keptIfname: { value: string; from: Origin } | null;
   commIdAddress: string | null;
+  /** The NCCL release the job loads (null: unknown), for its NCCL_COMM_ID subnet test (releases.ts). */
+  ncclVersion: string | null;
   hostnameAddresses: readonly string[];
 }
 
@@ -45,12 +48,19 @@ export function ncclPicture(input: PictureInput): Picture {
   const { facts, context } = input;
   const rules = context.ncclRules;
   const settings = ncclSettings(input.jobNcclEnv);
-  const pick = ncclPick(facts, settings, rules, input.commIdAddress);
+  const { commIdSubnetMatch } = ncclBehaviour(input.ncclVersion);
+  const pick = ncclPick(facts, settings, rules, input.commIdAddress, commIdSubnetMatch);
   const masters = context.master?.addresses ?? [];
   return {
     pick,
     unmanaged: {
-      nccl: ncclPick(facts, ncclSettings(input.userNcclEnv), rules, input.commIdAddress),
+      nccl: ncclPick(
+        facts,
+        ncclSettings(input.userNcclEnv),
+        rules,
+        input.commIdAddress,
+        commIdSubnetMatch,
+      ),
       gloo: glooPick(
         facts,
         userValue(input.userEnv, 'GLOO_SOCKET_IFNAME'),
@@ -65,6 +75,7 @@ export function ncclPicture(input: PictureInput): Picture {
       chosen: input.decision?.interface ?? null,
       keptIfname: input.keptIfname,
       commIdAddress: input.commIdAddress,
+      commIdInverted: commIdSubnetMatch === 'inverted' ? input.ncclVersion : null,
       masterAddresses: masters,
     }),
     bindWarning: bindAddressWarning(facts, pick, masters),

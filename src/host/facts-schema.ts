@@ -74,6 +74,7 @@ export const interfaceFactsSchema = z.object({
   ]),
   master: z.nullable(z.string()),
   rdma: z.nullable(rdmaDeviceSchema),
+  vendor: z.optional(z.string()),
 });
 
 export const routeEntrySchema = z
@@ -128,6 +129,7 @@ export const rdmaFactsSchema = z.object({
     z.object({
       name: z.string().check(z.minLength(1)),
       verbs: z.nullable(z.string()),
+      driver: z.optional(z.nullable(z.string())),
       ports: z.array(rdmaPortSchema),
     }),
   ),

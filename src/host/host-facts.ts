@@ -48,6 +48,8 @@ export interface InterfaceFacts {
   /** The bond or bridge this interface is enslaved to, if any. */
   master: string | null;
   rdma: RdmaDevice | null;
+  /** Its PCI vendor (/sys/class/net/IF/device/vendor: 0x1ae0 Google gVNIC); absent for virtual links and older snapshots. */
+  vendor?: string;
 }
 
 /** One entry of the kernel's routing table, as read from `ip -j route` or /proc. */
@@ -101,6 +103,8 @@ export interface RdmaDeviceFacts {
   name: string;
   /** Its verbs character device, e.g. uverbs0 (infiniband_verbs/uverbsN/ibdev); null without ib_uverbs. */
   verbs: string | null;
+  /** Its kernel driver (device/driver's link name: mlx5_core, efa, ...); absent from older snapshots. */
+  driver?: string | null;
   ports: RdmaPortFacts[];
 }
 

@@ -14,8 +14,8 @@
  * one, and a multi-port device shared by one PCI function (mlx4) numbers its
  * netdevs by dev_port, 0-based.
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { attempt } from './attempt.js';
 import type { RdmaDevice, RdmaDeviceFacts, RdmaPortFacts } from './host-facts.js';
 import { compareNames } from './name-order.js';
@@ -77,7 +77,13 @@ function readDevice(
     ),
   );
   return {
-    device: { name, verbs, ports },
+    // The PCI function's driver: `efa` for AWS EFA (drivers/infiniband/hw/efa), mlx5_core, ...
+    device: {
+      name,
+      verbs,
+      driver: attempt(() => basename(readlinkSync(join(dir, 'device/driver')))) ?? null,
+      ports,
+    },
     netdevs: netdevs.map((netdev): [string, RdmaDevice] => {
       const port = portOf(netdev);
       const state = ports.find((entry) => entry.port === port)?.state ?? null;

@@ -181,6 +181,7 @@ function interfaceFacts(
     }),
     master: sysfs.master,
     rdma,
+    ...(sysfs.vendor === null ? {} : { vendor: sysfs.vendor }),
   };
 }
 

@@ -25,6 +25,8 @@ export interface SysfsInterface {
   mtu: number | null;
   /** The bond or bridge this interface is enslaved to (the `master` link). */
   master: string | null;
+  /** device/vendor of its PCI function (0x1ae0 Google gVNIC, 0x1d0f AWS ENA); null for virtual links. */
+  vendor: string | null;
   signals: SysfsKindSignals;
 }
 
@@ -51,6 +53,9 @@ export function readSysfsInterface(sysRoot: string, name: string): SysfsInterfac
     mtu: integerOrNull(read('mtu')),
     master: entries.has('master')
       ? (attempt(() => basename(readlinkSync(join(dir, 'master')))) ?? null)
+      : null,
+    vendor: entries.has('device')
+      ? (attempt(() => readFileSync(join(dir, 'device/vendor'), 'utf8').trim()) ?? null)
       : null,
     signals: {
       arphrdType: integerOrNull(read('type')),

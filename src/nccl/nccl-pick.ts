@@ -17,7 +17,11 @@
  * - src/bootstrap.cc bootstrapNetInit: with NCCL_COMM_ID set at all, the
  *   bootstrap ignores the list and takes the first address whose subnet holds
  *   the COMM_ID's address (ncclFindInterfaceMatchSubnet: every interface, no
- *   IFF_RUNNING test, no ::1 skip).
+ *   IFF_RUNNING test, no ::1 skip). NCCL 2.29.2 to 2.29.7 invert that test
+ *   for IPv4 (releases.ts commIdSubnetMatch): the first IPv4 address whose
+ *   subnet does NOT hold it, usually lo's 127.0.0.1. No variable nccl-run
+ *   sets reaches this walk (NCCL_SOCKET_IFNAME does not), so for those
+ *   releases a warning says so (env/nccl-pick-warnings.ts).
  *
  * The pick modelled is the bootstrap's (maxIfs 1): the interface and address
  * NCCL logs as "Bootstrap : Using IF:ADDR", which the socket transport's
@@ -30,6 +34,7 @@ import { familyOf, isLoopbackAddress, prefixContains, withoutZone } from '../hos
 import { isUp } from '../host/link-state.js';
 import { interfaceRules, type NcclRules } from './behaviour.js';
 import { ncclHonoursIfname, ncclIfnameMatches, parseNcclIfname } from './nccl-ifname.js';
+import type { NcclBehaviour } from './releases.js';
 
 export { type NcclRules, ncclRules } from './behaviour.js';
 
@@ -57,15 +62,19 @@ export function ncclSettings(env: Readonly<Record<string, string | undefined>>):
   };
 }
 
-/** The bootstrap's pick under `settings`; commIdAddress: what NCCL_COMM_ID's host resolves to. */
+/**
+ * The bootstrap's pick under `settings`; commIdAddress: what NCCL_COMM_ID's
+ * host resolves to; commIdMatch: the release's subnet test (releases.ts).
+ */
 export function ncclPick(
   facts: HostFacts,
   settings: NcclSettings,
   rules: NcclRules,
   commIdAddress: string | null = null,
+  commIdMatch: NcclBehaviour['commIdSubnetMatch'] = 'holds',
 ): NcclBind | null {
   if (settings.commId !== null) {
-    return commIdAddress === null ? null : matchSubnet(facts, commIdAddress);
+    return commIdAddress === null ? null : matchSubnet(facts, commIdAddress, commIdMatch);
   }
   const family = socketFamily(settings.family);
   if (settings.ifname !== null && ncclHonoursIfname(settings.ifname)) {
@@ -164,12 +173,17 @@ function findInterface(
  * A link-local address matches only with the same scope: the remote's %zone
  * names the interface (if_nametoindex), and a local one carries its own.
  */
-function matchSubnet(facts: HostFacts, remote: string): NcclBind | null {
+function matchSubnet(
+  facts: HostFacts,
+  remote: string,
+  match: NcclBehaviour['commIdSubnetMatch'],
+): NcclBind | null {
   const zone = remote.includes('%') ? remote.slice(remote.indexOf('%') + 1) : null;
   const family = familyOf(remote);
+  const inverted = match === 'inverted' && family === 'ipv4';
   for (const { iface, address } of walk(facts)) {
     if (address.family !== family) continue;
-    if (!prefixContains(address.address, address.prefixLength, remote)) continue;
+    if (prefixContains(address.address, address.prefixLength, remote) === inverted) continue;
     const scoped = address.family === 'ipv6' && address.scope === 'link';
     if (scoped ? zone !== iface.name : zone !== null) continue;
     return { interface: iface.name, address: withoutZone(address.address) };

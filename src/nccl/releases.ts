@@ -43,6 +43,35 @@ export interface NcclBehaviour {
   bootstrapLog: string;
   /** What it puts in /dev/shm beyond the SHM transport's buffers (nccl-shm.ts). */
   shm: NcclShm;
+  /**
+   * How ncclFindInterfaceMatchSubnet (NCCL_COMM_ID's bootstrap) compares an
+   * IPv4 address with the COMM_ID's: `holds`, the first address whose
+   * network holds it; `inverted`, the first whose network does not (v2.29.2-1
+   * to v2.29.7-1, src/os/linux.cc matchSubnet returns `== ? false : true`;
+   * NVIDIA/nccl PR #2047, fixed in v2.30.3-1). IPv6 is compared right in both.
+   */
+  commIdSubnetMatch: 'holds' | 'inverted';
+  /** How NCCL_NET_PLUGIN names the net plugins it tries (transport/net-plugin-rules.ts). */
+  netPluginNames: NetPluginNames;
+}
+
+/**
+ * How NCCL turns NCCL_NET_PLUGIN into the names it dlopen()s (src/net.cc to
+ * v2.25, src/plugin/plugin_open.cc and src/plugin/net.cc from v2.26):
+ * - `single`: the whole value is one name: dlopen(value), then
+ *   dlopen("libnccl-net-<value>.so"); unset or empty, "libnccl-net.so";
+ * - `list-lib-or-short` (v2.27.3): a comma list; an entry `lib*.so` is
+ *   dlopen()ed as it is, any other as "libnccl-net-<entry>.so" only;
+ * - `list` (v2.27.5): a comma list; each entry as it is, then, unless it
+ *   holds a `/` or is `lib*.so`, "libnccl-net-<entry>.so"; `none` (any
+ *   case) from v2.28.3 means no external plugin (`noneKeyword`).
+ */
+export interface NetPluginNames {
+  form: 'single' | 'list-lib-or-short' | 'list';
+  /** NCCL_NET_PLUGIN=none (strcasecmp) loads no external plugin. */
+  noneKeyword: boolean;
+  /** Read with ncclGetEnv (NCCL's configuration files count), else plain getenv. */
+  readsConfFiles: boolean;
 }
 
 export interface NcclShm {
@@ -85,6 +114,10 @@ export const NCCL_BEFORE_RECORDS: NcclBehaviour = {
   bootstrapLog: 'Bootstrap : Using',
   // Read at v2.18.1-1 .. v2.19.4-1.
   shm: { proxyOpsPoolBytes: 4_194_656, cuMemHost: 'never' },
+  // Read at v2.22.3-1 (src/misc/socket.cc: `(local ^ remote) ? false : true`, right) and v2.28.9-1.
+  commIdSubnetMatch: 'holds',
+  // Read at v2.22.3-1 src/net.cc openNetPluginLib (getenv; to v2.25.1-1).
+  netPluginNames: { form: 'single', noneKeyword: false, readsConfFiles: false },
 };
 
 /** Oldest first. */
@@ -130,19 +163,38 @@ export const NCCL_RELEASES: readonly NcclRelease[] = [
   },
   {
     version: '2.26.2',
-    changes: 'the ops pool grows to 31.5 MiB (read to v2.27.7-1)',
-    sets: { shm: { proxyOpsPoolBytes: 33_030_528, cuMemHost: 'by-default' } },
+    changes:
+      'the ops pool grows to 31.5 MiB (read to v2.27.7-1); NCCL_NET_PLUGIN is read with ncclGetEnv, so NCCL’s configuration files set it',
+    sets: {
+      shm: { proxyOpsPoolBytes: 33_030_528, cuMemHost: 'by-default' },
+      netPluginNames: { form: 'single', noneKeyword: false, readsConfFiles: true },
+    },
+  },
+  {
+    version: '2.27.3',
+    changes:
+      'NCCL_NET_PLUGIN is a comma list of plugins tried in turn; lib*.so entries as named, others as libnccl-net-<entry>.so',
+    sets: {
+      netPluginNames: { form: 'list-lib-or-short', noneKeyword: false, readsConfFiles: true },
+    },
+  },
+  {
+    version: '2.27.5',
+    changes:
+      'each NCCL_NET_PLUGIN entry is tried as named, then (no / and not lib*.so) as libnccl-net-<entry>.so',
+    sets: { netPluginNames: { form: 'list', noneKeyword: false, readsConfFiles: true } },
   },
   {
     version: '2.28.3',
     changes:
-      'virbr is excluded with docker and lo and tried last; interfaces without IFF_RUNNING are skipped; the ops pool grows to 32.6 MiB (read to v2.30.7-1)',
+      'virbr is excluded with docker and lo and tried last; interfaces without IFF_RUNNING are skipped; the ops pool grows to 32.6 MiB (read to v2.30.7-1); NCCL_NET_PLUGIN=none loads no net plugin',
     sets: {
       interfaceRules: {
         defaultIfnames: ['ib', '^docker,lo,virbr', 'docker', 'lo', 'virbr'],
         skipsNotRunning: true,
       },
       shm: { proxyOpsPoolBytes: 34_210_176, cuMemHost: 'by-default' },
+      netPluginNames: { form: 'list', noneKeyword: true, readsConfFiles: true },
     },
   },
   {
@@ -151,8 +203,15 @@ export const NCCL_RELEASES: readonly NcclRelease[] = [
     sets: { envPlugin: true },
   },
   {
+    version: '2.29.2',
+    changes:
+      'NCCL_COMM_ID’s subnet match is inverted for IPv4: the bootstrap takes the first address whose network does not hold the COMM_ID’s (read to v2.29.7-1)',
+    sets: { commIdSubnetMatch: 'inverted' },
+  },
+  {
     version: '2.30.3',
-    changes: '~/.nccl.conf is in $HOME, not the passwd entry’s home',
-    sets: { confHome: 'HOME' },
+    changes:
+      '~/.nccl.conf is in $HOME, not the passwd entry’s home; NCCL_COMM_ID’s subnet match is right again (PR #2047)',
+    sets: { confHome: 'HOME', commIdSubnetMatch: 'holds' },
   },
 ];

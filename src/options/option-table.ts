@@ -257,7 +257,7 @@ export const OPTIONS = {
     ...oneOf(REQUIRED_TRANSPORTS),
     group: 'Verification',
     describe:
-      "NCCL's RDMA data plane must be usable (an active port and its /dev/infiniband device file); sets NCCL_NET=IB",
+      "NCCL's data plane must be RDMA: ib (IB/RoCE verbs: an active port and its /dev/infiniband device file), efa (AWS EFA through the aws-ofi-nccl net plugin), rdma (either); sets the NCCL_NET that makes NCCL fail instead of falling back to sockets",
     commands: ['run', 'explain', 'check'],
   }),
   /** The hosts, expanded from a comma list or Slurm hostlist. */

@@ -19,6 +19,8 @@ import type { NodeReadiness } from '../readiness/node-readiness.js';
 import type { Decision, ResolveContext } from '../resolve/decision.js';
 import type { TorchrunTable } from '../torch/torchrun-table.js';
 import { assessTransport, type Transport } from '../transport/assess-transport.js';
+import type { NetPluginSearch } from '../transport/find-net-plugin.js';
+import { requiredNcclNet } from '../transport/transport-requirement.js';
 import type { HostAndNames, MasterInfo } from './host-and-names.js';
 import type { Stack } from './read-stack.js';
 import { assessReadiness, type Readiness, readinessNeeds } from './readiness-needs.js';
@@ -40,6 +42,8 @@ export interface PlanInputs {
   meeting: MeetingPoint | null;
   /** Where the torch is unknown, what of this job depends on its version (unknown-torch.ts); else null. */
   unknownTorch: string | null;
+  /** The net plugin NCCL will load (transport/find-net-plugin.ts). */
+  netPlugin: NetPluginSearch;
 }
 
 export interface Plan {
@@ -111,6 +115,7 @@ export function derive(
     decision,
     job,
     options,
+    ncclNet: requiredNcclNet(options.requireTransport, inputs.netPlugin, facts.rdma),
     facts,
     env: settings.ncclEnv,
     singleNode: context.singleNode,
@@ -218,6 +223,7 @@ function dataPath(
         ? null
         : { value: keptIfname, from: settings.originOf('NCCL_SOCKET_IFNAME') },
     commIdAddress: host.commIdAddress,
+    ncclVersion: stack.nccl.version,
     hostnameAddresses: host.hostnameAddresses,
   });
   // NCCL reads its IB settings as it reads the socket ones.
@@ -227,6 +233,8 @@ function dataPath(
     required: options.requireTransport,
     requiredBy: optionOrigin(settled.sources, 'require-transport'),
     originOf: settings.originOf,
+    netPlugin: inputs.netPlugin,
+    facts,
   });
   const readiness = assessReadiness(
     readinessNeeds({

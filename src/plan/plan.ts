@@ -23,12 +23,14 @@ import { ncclRules } from '../nccl/nccl-pick.js';
 import { optionOrigin, type Settled } from '../options/settle-options.js';
 import { reaches } from '../options/verify-level.js';
 import { readNodeReadiness } from '../readiness/read-node-readiness.js';
-import type { Decision, ResolveContext, TraceEntry } from '../resolve/decision.js';
+import type { Decision, ExcludeRule, ResolveContext, TraceEntry } from '../resolve/decision.js';
 import { buildExcludes } from '../resolve/excludes.js';
 import { ChainFailedError, decidedBefore, runChain } from '../resolve/run-chain.js';
 import { matchesMachineHostname } from '../torch/store-host-rule.js';
 import { certainRefusal, parseTorchrunArgs } from '../torch/torchrun-args.js';
 import { torchrunTable } from '../torch/torchrun-table.js';
+import { findNetPlugin } from '../transport/find-net-plugin.js';
+import { pluginNics } from '../transport/plugin-nics.js';
 import { derive, deriveSections, type Plan, type PlanInputs, type Sections } from './derive.js';
 import { type MasterInfo, type Progress, readHostAndNames } from './host-and-names.js';
 import { readStack } from './read-stack.js';
@@ -161,14 +163,27 @@ async function readInputs(
     progress,
     nameWait(settled, cluster, logger),
   );
+  // The net plugin NCCL loads, found as its dlopen would in the job's environment (2.26+ read
+  // NCCL_NET_PLUGIN from NCCL's files too); nccl-run exports neither variable the search reads.
+  const netPlugin = findNetPlugin({
+    ncclVersion: stack.nccl.version,
+    env: settings.env,
+    ncclEnv: settings.ncclEnv,
+  });
   const { facts, master, family } = host;
+  const gpuNics = pluginNics(netPlugin, facts.interfaces, settings.env);
   const context: ResolveContext = {
     explicitInterfaces: options.iface,
     explicitOrigin: optionOrigin(settled.sources, 'iface'),
     userNcclIfname: settings.kept.ifname,
     userNcclFamily: settings.kept.family,
     ncclRules: ncclRules(stack.nccl.version),
-    excludes: buildExcludes(options.exclude, options.noDefaultExcludes),
+    excludes: [
+      ...buildExcludes(options.exclude, options.noDefaultExcludes),
+      ...(gpuNics?.nics ?? []).map(
+        (value): ExcludeRule => ({ kind: 'plugin', value, plugin: gpuNics?.plugin ?? '' }),
+      ),
+    ],
     family,
     master: master && { host: master.host, addresses: host.masterOfFamily },
     singleNode: isSingleNode(job, master?.addresses ?? [], facts),
@@ -222,7 +237,19 @@ async function readInputs(
               ? null
               : matchesMachineHostname(question.endpoint, master?.addresses ?? [], host.machine),
         });
-  return { settings, stack, torchrun, job, host, context, verify, role, meeting, unknownTorch };
+  return {
+    settings,
+    stack,
+    torchrun,
+    job,
+    host,
+    context,
+    verify,
+    role,
+    meeting,
+    unknownTorch,
+    netPlugin,
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ import type { NodeReadiness } from '../readiness/node-readiness.js';
 import { readiness } from '../readiness/readiness.js';
 import type { Decision } from '../resolve/decision.js';
 import { unusable } from '../resolve/usable.js';
+import type { RequiredTransport } from '../transport/transport-requirement.js';
 import type { TransportKind } from '../transport/transport-verdict.js';
 
 export interface Readiness {
@@ -31,7 +32,7 @@ export interface NeedsInput {
   /** The environment NCCL reads in the job: torchrun's over NCCL's files. */
   ncclEnv: Readonly<Record<string, string | undefined>>;
   transport: TransportKind;
-  requireTransport: 'ib' | null;
+  requireTransport: RequiredTransport | null;
   role: StoreRole | null;
   singleNode: boolean;
   /** The chain's pick; null where it picked nothing (a refusal: no network to check). */

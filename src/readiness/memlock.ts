@@ -24,7 +24,8 @@ import { type FixByContext, fixFor } from './user-context.js';
 const CONNECTIONS = 4;
 
 export function checkMemlock({ needs, node }: CheckInput): Verdict {
-  const rdma = needs.transport !== 'socket' || needs.requireTransport === 'ib';
+  // EFA through aws-ofi-nccl registers memory as verbs do; TCPX and unknown plugins are not judged.
+  const rdma = ['ib', 'roce', 'efa'].includes(needs.transport) || needs.requireTransport !== null;
   if (!rdma)
     return passed(
       "NCCL's data goes over sockets here (no usable RDMA port): it registers no memory",
@@ -51,9 +52,9 @@ export function checkMemlock({ needs, node }: CheckInput): Verdict {
   const fix = fixFor(node.contexts, MEMLOCK_FIXES);
   if (!atLeast(limit, llBuffer)) {
     const evidence = `${have}; NCCL registers at least one ${mib(llBuffer)} LL buffer in host memory for each network connection (src/transport/net.cc), so its IB transport fails at the first ("unable to register memory")`;
-    return needs.requireTransport === 'ib'
+    return needs.requireTransport !== null
       ? willFail(
-          `${evidence}, and --require-transport ib keeps it from falling back to sockets`,
+          `${evidence}, and --require-transport ${needs.requireTransport} keeps it from falling back to sockets`,
           fix,
         )
       : mayFail(evidence, fix);

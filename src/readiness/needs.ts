@@ -5,6 +5,7 @@
  * environment it will read, the chosen interface and what the plan knows of
  * the routes and of the other nodes.
  */
+import type { RequiredTransport } from '../transport/transport-requirement.js';
 import type { TransportKind } from '../transport/transport-verdict.js';
 
 export interface ReadinessNeeds {
@@ -24,7 +25,7 @@ export interface ReadinessNeeds {
   /** NCCL's data plane here (transport/transport-verdict.ts). */
   transport: TransportKind;
   /** --require-transport. */
-  requireTransport: 'ib' | null;
+  requireTransport: RequiredTransport | null;
   /** The NCCL the job loads, X.Y.Z; null when unknown (every version nccl-run knows is then assumed). */
   ncclVersion: string | null;
   /** The environment NCCL reads: torchrun's, with NCCL's own configuration files below it (NCCL_BUFFSIZE, NCCL_SHM_DISABLE, NCCL_P2P_DISABLE, ...). */

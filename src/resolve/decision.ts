@@ -26,7 +26,9 @@ export type StrategyName = (typeof STRATEGY_NAMES)[number];
 export type ExcludeRule =
   | { kind: 'prefix'; value: string }
   | { kind: 'exact'; value: string }
-  | { kind: 'cidr'; network: string; prefixLength: number; family: Family };
+  | { kind: 'cidr'; network: string; prefixLength: number; family: Family }
+  /** A GPU NIC a net plugin takes for its data (transport/plugin-nics.ts): never NCCL's bootstrap. */
+  | { kind: 'plugin'; value: string; plugin: string };
 
 export interface ResolveContext {
   /** --iface, in order of preference; empty when not given. */

@@ -121,7 +121,7 @@ export function excludedBy(
 ): ExcludeRule | null {
   for (const rule of rules) {
     if (rule.kind === 'prefix' && iface.name.startsWith(rule.value)) return rule;
-    if (rule.kind === 'exact' && iface.name === rule.value) return rule;
+    if ((rule.kind === 'exact' || rule.kind === 'plugin') && iface.name === rule.value) return rule;
     if (
       rule.kind === 'cidr' &&
       iface.addresses.some(
@@ -141,5 +141,6 @@ export function excludedBy(
 export function describeExclude(rule: ExcludeRule): string {
   if (rule.kind === 'prefix') return `prefix ${rule.value}`;
   if (rule.kind === 'exact') return `=${rule.value}`;
+  if (rule.kind === 'plugin') return `a GPU NIC of ${rule.plugin}`;
   return `${rule.network}/${rule.prefixLength}`;
 }

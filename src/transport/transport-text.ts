@@ -6,7 +6,9 @@
  */
 import type { RdmaFacts } from '../host/host-facts.js';
 import { columns } from '../resolve/interface-table.js';
+import { shellQuote } from '../shell-words.js';
 import type { Transport } from './assess-transport.js';
+import type { NetPluginSearch } from './find-net-plugin.js';
 import { portLabel, type TransportPort } from './transport-verdict.js';
 
 const NCCL_FAILS = 'NCCL_NET=IB makes NCCL fail instead of falling back to sockets';
@@ -19,9 +21,44 @@ export function transportJson(transport: Transport) {
     devices,
     deviceFiles,
     ncclFails,
+    netPlugin: { ...netPluginJson(transport.netPlugin), variables: transport.pluginVariables },
     required: transport.required,
     unmet: transport.unmet?.message ?? null,
   };
+}
+
+/** The plugin NCCL loads: its kind, file and how the loader found it, its name for NCCL_NET, its variables. */
+function netPluginJson(search: NetPluginSearch) {
+  const { plugin } = search;
+  return {
+    setting: search.setting,
+    tries: search.entries.flatMap((entry) => entry.names),
+    found:
+      plugin === null
+        ? null
+        : {
+            kind: plugin.kind.id,
+            label: plugin.kind.label,
+            version: plugin.version,
+            path: plugin.path,
+            realPath: plugin.realPath,
+            via: plugin.via,
+            ncclNet: plugin.kind.ncclNet(plugin.version),
+          },
+    notFound: search.notFound,
+  };
+}
+
+/** "net plugin: aws-ofi-nccl 1.14.2, /opt/amazon/ofi-nccl/lib/libnccl-net.so (via ld.so.cache; NCCL_NET=Libfabric selects it)" */
+function netPluginLine(search: NetPluginSearch, kept: Readonly<Record<string, string>>): string[] {
+  const { plugin } = search;
+  if (plugin === null) return [`  net plugin: none: ${search.notFound}`];
+  const net = plugin.kind.ncclNet(plugin.version);
+  const variables = Object.entries(kept).map(([name, value]) => `${name}=${value}`);
+  return [
+    `  net plugin: ${plugin.kind.label}${plugin.version === null ? '' : ` ${plugin.version}`}, ${plugin.path} (via ${plugin.via}${net === null ? '' : `; NCCL_NET=${shellQuote(net)} selects it`})`,
+    ...(variables.length > 0 ? [`  its variables (kept): ${variables.join(' ')}`] : []),
+  ];
 }
 
 export function transportLines(transport: Transport, rdma: RdmaFacts | undefined): string[] {
@@ -52,6 +89,7 @@ export function transportLines(transport: Transport, rdma: RdmaFacts | undefined
         : '  device files: none (no /dev/infiniband/uverbs*): NCCL cannot open the devices',
     );
   }
+  lines.push(...netPluginLine(transport.netPlugin, transport.pluginVariables));
   if (transport.required !== null) {
     lines.push(
       `  required: ${transport.required}: ${transport.unmet === null ? 'met' : `NOT met (run and check exit ${transport.unmet.exitCode}): ${transport.unmet.message}`}`,
@@ -60,9 +98,15 @@ export function transportLines(transport: Transport, rdma: RdmaFacts | undefined
   return lines;
 }
 
-/** The launch summary's words, only where the host has RDMA devices: "data plane: IB (mlx5_0:1, mlx5_1:1)". */
+/** The launch summary's words, only where the host has RDMA devices or a plugin: "data plane: IB (mlx5_0:1, mlx5_1:1)". */
 export function dataPlaneSummary(transport: Transport): string | null {
   const { verdict } = transport;
+  const plugin = transport.netPlugin.plugin;
+  if (verdict.kind === 'efa' || verdict.kind === 'plugin') {
+    const label = plugin === null ? 'a net plugin' : plugin.kind.label;
+    const efa = verdict.devices.filter((port) => port.used).map((port) => port.name);
+    return `data plane: ${verdict.kind === 'efa' ? `EFA through ${label} (${efa.join(', ')})` : label}; the socket interface is for the bootstrap only`;
+  }
   if (verdict.devices.length === 0) return null;
   const used = verdict.devices.filter((port) => port.used);
   if (verdict.ncclFails) return `data plane: none (${verdict.reason}; ${NCCL_FAILS})`;

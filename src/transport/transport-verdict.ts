@@ -16,7 +16,7 @@ import { ncclGidIndex } from './gid-index.js';
 import { MAX_IB_DEVS, parseIbHca } from './ib-hca.js';
 import { type IbSettings, netExcludesIb } from './ib-settings.js';
 
-export type TransportKind = 'ib' | 'roce' | 'socket';
+export type TransportKind = 'ib' | 'roce' | 'efa' | 'plugin' | 'socket';
 
 /** One port as the verdict reports it: its facts (host-facts.ts), and what NCCL makes of it. */
 export interface TransportPort

@@ -184,7 +184,9 @@ tier('the data plane read from a real /sys laid out as RDMA hosts show it', unav
       expect(bare.rdma.deviceFiles).toEqual([]);
       expect(bare.transport).toMatchObject({
         kind: 'socket',
-        reason: 'no /dev/infiniband in this container',
+        // efa_0 beside the mlx5 devices: aws-ofi-nccl would be its way (cloud-plugin-transport.test.ts).
+        reason:
+          'no /dev/infiniband in this container; 1 EFA device(s) (efa_0), but no net plugin (no libnccl-net.so where the loader looks)',
         deviceFiles: false,
       });
     });
@@ -192,7 +194,7 @@ tier('the data plane read from a real /sys laid out as RDMA hosts show it', unav
     it('says so in the launch summary', () => {
       expect(outcome('bare-check').exitCode).toBe(0);
       expect(outcome('bare-check').stderr).toContain(
-        '; data plane: sockets (no /dev/infiniband in this container)',
+        '; data plane: sockets (no /dev/infiniband in this container; 1 EFA device(s) (efa_0)',
       );
     });
 

@@ -54,6 +54,8 @@ export interface FakeHca {
   /** Netdevs of the PCI function: links to devices/virtual/net/NAME (the veths of the test). */
   netdevs: string[];
   ports: FakePort[];
+  /** The PCI function's driver (its `driver` link names bus/pci/drivers/NAME); none when absent. */
+  driver?: string;
 }
 
 /** %pI6 of eight 16-bit words. */
@@ -156,6 +158,7 @@ export function efa(name: string, pci: string, verbs: string, gid: string): Fake
     name,
     pci,
     verbs,
+    driver: 'efa',
     netdevs: [],
     ports: [
       {
@@ -194,6 +197,8 @@ export function layOutRdma(root: string, hcas: readonly FakeHca[]): void {
     link(`${dir}/device`, `../../../${hca.pci}`);
     file(`${dir}/node_type`, '1: CA');
     mkdirSync(join(root, pciDir, 'net'), { recursive: true });
+    if (hca.driver !== undefined)
+      link(`${pciDir}/driver`, `../../../bus/pci/drivers/${hca.driver}`);
     for (const netdev of hca.netdevs)
       link(`${pciDir}/net/${netdev}`, `../../../virtual/net/${netdev}`);
     const verbsDir = `${pciDir}/infiniband_verbs/${hca.verbs}`;

@@ -26,6 +26,7 @@ function picture(overrides: Partial<PictureInput>) {
     userEnv: {},
     keptIfname: null,
     commIdAddress: null,
+    ncclVersion: '2.22.3',
     hostnameAddresses: ['198.18.100.5'],
     ...overrides,
   });
@@ -61,5 +62,29 @@ describe('ncclPicture', () => {
       interface: 'eth1',
       address: '198.18.2.5',
     });
+  });
+
+  it('NCCL 2.29.7 with NCCL_COMM_ID: the bootstrap binds lo by the inverted test, and the warning says so', () => {
+    const commId = { NCCL_COMM_ID: '198.18.100.1:29600' };
+    const inverted = picture({
+      userNcclEnv: commId,
+      jobNcclEnv: { ...commId, ...OURS },
+      commIdAddress: '198.18.100.1',
+      ncclVersion: '2.29.7',
+    });
+    expect(inverted.pick).toEqual({ interface: 'lo', address: '127.0.0.1' });
+    expect(inverted.unmanaged.nccl).toEqual({ interface: 'lo', address: '127.0.0.1' });
+    expect(inverted.settingWarnings[0]).toContain(
+      'listens on the first IPv4 address whose network does NOT hold that address (NCCL 2.29.7 inverts this test, NVIDIA/nccl PR #2047, fixed in 2.30.3)',
+    );
+    expect(inverted.settingWarnings[0]).toContain('or run NCCL 2.30.3 or later');
+    const fixed = picture({
+      userNcclEnv: commId,
+      jobNcclEnv: { ...commId, ...OURS },
+      commIdAddress: '198.18.100.1',
+      ncclVersion: '2.30.3',
+    });
+    expect(fixed.pick).toEqual({ interface: 'eth0', address: '198.18.100.5' });
+    expect(fixed.settingWarnings[0]).not.toContain('inverts');
   });
 });

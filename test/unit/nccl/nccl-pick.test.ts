@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HostFacts } from '../../../src/host/host-facts.js';
+import { ncclBehaviour } from '../../../src/nccl/behaviour.js';
 import {
   commIdHost,
   type NcclBind,
@@ -233,6 +234,29 @@ describe('ncclPick: NCCL_COMM_ID moves the bootstrap to the subnet of its addres
     ['that does not resolve: nothing', { commId: 'nowhere:29600' }, null, null],
   ])('%s', (_, settings, address, expected) => {
     expect(ncclPick(facts, { ...none, ...settings }, '2.19-2.27', address)).toEqual(expected);
+  });
+});
+
+describe('ncclPick: NCCL 2.29.2-2.29.7 invert the IPv4 subnet test of NCCL_COMM_ID (PR #2047)', () => {
+  // What the real 2.29.7 of the sid root binds on this host (test/e2e/nccl-oracle.test.ts).
+  const facts = loadFacts('lab-mgmt-first');
+  const commId = { ...none, commId: '198.18.100.1:29600' };
+  it('takes the first IPv4 address whose network does not hold it: lo', () => {
+    expect(ncclPick(facts, commId, '2.28+', '198.18.100.1', 'inverted')).toEqual(
+      bind('lo', '127.0.0.1'),
+    );
+  });
+  it('with the COMM_ID on loopback, the first other network: eth0', () => {
+    expect(ncclPick(facts, commId, '2.28+', '127.0.0.1', 'inverted')).toEqual(
+      bind('eth0', '198.18.100.5'),
+    );
+  });
+  it('the releases around them test it right', () => {
+    expect(ncclBehaviour('2.28.9').commIdSubnetMatch).toBe('holds');
+    expect(ncclBehaviour('2.29.2').commIdSubnetMatch).toBe('inverted');
+    expect(ncclBehaviour('2.29.7').commIdSubnetMatch).toBe('inverted');
+    expect(ncclBehaviour('2.30.3').commIdSubnetMatch).toBe('holds');
+    expect(ncclBehaviour(null).commIdSubnetMatch).toBe('holds');
   });
 });
 

@@ -6,6 +6,7 @@
  * eth1 on the master's network) and the user's settings as
  * src/plan/settings.ts reads them, NCCL_CONF_FILE a file of this test's.
  */
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { DEFAULT_CHAIN } from '../../../src/resolve/strategies/index.js';
 import { torchrunTable } from '../../../src/torch/torchrun-table.js';
 import { loadFacts, makeContext } from '../../fixtures/facts/facts-fixtures.js';
 import { endpointOrigins, makeJob, originNamed } from '../../fixtures/job-shape.js';
+import { NO_PLUGIN } from '../../fixtures/rdma/net-plugin-search.js';
 import { nodeFacts } from '../../fixtures/readiness.js';
 
 const home = mkdtempSync(join(tmpdir(), 'derive-'));
@@ -82,6 +84,7 @@ function inputs(env: Record<string, string>, force = false, torch = '2.6.0') {
     role: null,
     meeting: null,
     unknownTorch: null,
+    netPlugin: NO_PLUGIN,
   };
   return { planned, settled, decision: runChain(DEFAULT_CHAIN, facts, context) };
 }

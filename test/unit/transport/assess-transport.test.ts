@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors.js';
 import { EXIT } from '../../../src/exit-status.js';
 import { assessTransport } from '../../../src/transport/assess-transport.js';
+import { NO_PLUGIN } from '../../fixtures/rdma/net-plugin-search.js';
 import { loadRdmaFacts, type RdmaFixture } from '../../fixtures/rdma/rdma-fixtures.js';
 
 function assess(
@@ -21,6 +22,8 @@ function assess(
     ncclEnv,
     required,
     requiredBy: { name: '--require-transport', from: 'flag' },
+    netPlugin: NO_PLUGIN,
+    facts: { interfaces: [] },
     originOf: (name) =>
       name === 'NCCL_IB_HCA'
         ? { name, from: 'nccl-conf', file: '/etc/nccl.conf' }
@@ -59,9 +62,12 @@ describe('NCCL_IB_HCA', () => {
   });
 
   it('warns of a named device whose link layer NCCL does not use', () => {
-    expect(assess('efa-node', { NCCL_IB_HCA: 'rdmap16s27' }).warnings).toEqual([
+    const { warnings } = assess('efa-node', { NCCL_IB_HCA: 'rdmap16s27' });
+    expect(warnings[0]).toBe(
       "NCCL_IB_HCA='rdmap16s27' (set in /etc/nccl.conf): 'rdmap16s27' names rdmap16s27:1 (link layer Unknown), which NCCL skips",
-    ]);
+    );
+    // And that the EFA devices go unused without aws-ofi-nccl (net-plugin tests).
+    expect(warnings[1]).toMatch(/^4 EFA device\(s\) .* but no net plugin/);
   });
 
   it.each([['mlx5_12'], ['=mlx5'], ['mlx5_0:2'], ['^mlx5'], ['^']])(

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { assessTransport } from '../../../src/transport/assess-transport.js';
 import { dataPlaneSummary } from '../../../src/transport/transport-text.js';
+import { NO_PLUGIN } from '../../fixtures/rdma/net-plugin-search.js';
 import { loadRdmaFacts, type RdmaFixture } from '../../fixtures/rdma/rdma-fixtures.js';
 
 function assess(fixture: RdmaFixture | null, ncclEnv: Record<string, string> = {}) {
@@ -13,6 +14,8 @@ function assess(fixture: RdmaFixture | null, ncclEnv: Record<string, string> = {
     ncclEnv,
     required: null,
     requiredBy: { name: '--require-transport', from: 'flag' },
+    netPlugin: NO_PLUGIN,
+    facts: { interfaces: [] },
     originOf: (name) => ({ name, from: 'env' }),
   });
 }

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { assessTransport } from '../../../src/transport/assess-transport.js';
+import { NO_PLUGIN } from '../../fixtures/rdma/net-plugin-search.js';
 import { loadRdmaFacts, type RdmaFixture } from '../../fixtures/rdma/rdma-fixtures.js';
 
 function assess(fixture: RdmaFixture | null, ncclEnv: Record<string, string> = {}) {
@@ -14,6 +15,8 @@ function assess(fixture: RdmaFixture | null, ncclEnv: Record<string, string> = {
     ncclEnv,
     required: null,
     requiredBy: { name: '--require-transport', from: 'flag' },
+    netPlugin: NO_PLUGIN,
+    facts: { interfaces: [] },
     originOf: (name) => ({ name, from: 'env' }),
   });
 }
@@ -68,7 +71,7 @@ describe('transportVerdict', () => {
     [
       'efa-node',
       {},
-      'no port NCCL can use: rdmap16s27:1 link layer Unknown, rdmap32s27:1 link layer Unknown, rdmap48s27:1 link layer Unknown, rdmap64s27:1 link layer Unknown',
+      "4 EFA device(s) (rdmap16s27, rdmap32s27, rdmap48s27, rdmap64s27), but no net plugin (no libnccl-net.so where the loader looks): NCCL runs on sockets at a fraction of the fabric's speed",
     ],
     ['ib-dgx', { NCCL_IB_HCA: 'mlx5_5' }, 'no port NCCL can use:'],
     ['ib-dgx', { NCCL_IB_DISABLE: '1' }, "NCCL_IB_DISABLE=1 turns NCCL's IB transport off"],

@@ -1,0 +1,71 @@
+/**
+ * Which external net plugin NCCL will load (SPEC "RDMA transport": net
+ * plugins): the entries NCCL_NET_PLUGIN names under the release's rules
+ * (net-plugin-names.ts), each looked up as the dynamic loader finds it in
+ * the job's environment (host/find-library.ts), the first found being the
+ * one NCCL loads; then what it is (net-plugin-kinds.ts). That NCCL then
+ * initialises it, and that the plugin finds its devices, only a run tells.
+ */
+import { findLibrary, type LibraryVia } from '../host/find-library.js';
+import { readLdSoCache } from '../host/ld-so-cache.js';
+import { ncclBehaviour } from '../nccl/behaviour.js';
+import { type NetPluginKind, recognisePlugin } from './net-plugin-kinds.js';
+import { type NetPluginEntry, netPluginEntries } from './net-plugin-names.js';
+
+export interface NetPlugin {
+  /** The name NCCL dlopen()s that found it, and the file the loader opens. */
+  name: string;
+  path: string;
+  /** Where the loader found it. */
+  via: LibraryVia;
+  /** The file its links lead to. */
+  realPath: string;
+  kind: NetPluginKind;
+  version: string | null;
+}
+
+export interface NetPluginSearch {
+  /** NCCL_NET_PLUGIN as NCCL reads it; null when unset. */
+  setting: string | null;
+  /** The plugins NCCL tries, in order, with the names it dlopen()s. */
+  entries: NetPluginEntry[];
+  plugin: NetPlugin | null;
+  /** What was looked for when nothing was found ("libnccl-net.so"), or why nothing was. */
+  notFound: string | null;
+}
+
+export interface PluginSearchInput {
+  ncclVersion: string | null;
+  /** The job's environment (LD_LIBRARY_PATH, and NCCL_NET_PLUGIN where NCCL reads it by getenv). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** That over NCCL's configuration files, as ncclGetEnv reads (2.26+). */
+  ncclEnv: Readonly<Record<string, string | undefined>>;
+  root?: string;
+  cwd?: string;
+}
+
+export function findNetPlugin(input: PluginSearchInput): NetPluginSearch {
+  const rules = ncclBehaviour(input.ncclVersion).netPluginNames;
+  const setting = (rules.readsConfFiles ? input.ncclEnv : input.env).NCCL_NET_PLUGIN ?? null;
+  const entries = netPluginEntries(setting ?? undefined, rules);
+  const root = input.root ?? '';
+  const view = { env: input.env, root, cwd: input.cwd, cache: readLdSoCache(root) };
+  for (const entry of entries) {
+    for (const name of entry.names) {
+      const found = findLibrary(name, view);
+      if (found === null) continue;
+      const recognised = recognisePlugin(found.path, root);
+      return { setting, entries, plugin: { name, ...found, ...recognised }, notFound: null };
+    }
+  }
+  const looked = entries.flatMap((entry) => entry.names);
+  return {
+    setting,
+    entries,
+    plugin: null,
+    notFound:
+      looked.length === 0
+        ? `NCCL_NET_PLUGIN=${setting} loads no net plugin`
+        : `no ${looked.join(', ')} where the loader looks${setting === null ? '' : ` (NCCL_NET_PLUGIN=${setting})`}`,
+  };
+}
