@@ -17,7 +17,7 @@
  * - the hostname in /etc/hosts on one of the host's addresses, Debian's
  *   127.0.1.1, or absent (what Gloo resolves);
  * - a user's NCCL_SOCKET_IFNAME from the spellings users write, at times with
- *   a NCCL_SOCKET_FAMILY.
+ *   a NCCL_SOCKET_FAMILY; at times an NCCL_COMM_ID.
  *
  * Only documentation and benchmarking ranges (198.18.0.0/15, 2001:db8::/32),
  * and 169.254.170.0/24 inside the namespace, as EKS has it.
@@ -245,6 +245,15 @@ export function generateLayout(seed: number, index: number): FuzzLayout {
         ? { NCCL_SOCKET_FAMILY: family }
         : { NCCL_SOCKET_IFNAME: pick(rng, spellings), NCCL_SOCKET_FAMILY: family },
     );
+  }
+  // NCCL_COMM_ID as scripts from before torchrun set it: the master's address, another network's, or none of the host's.
+  if (chance(rng, 0.3)) {
+    const meets = pick(rng, [
+      master,
+      ...[...v4.values()].map((net) => `198.18.${net}.1`),
+      '198.19.77.7',
+    ]);
+    kept.push({ NCCL_COMM_ID: meets.includes(':') ? `[${meets}]:29600` : `${meets}:29600` });
   }
   const gloo = chance(rng, 0.8) ? pick(rng, names) : pick(rng, ['eth9', 'ens9f0', 'ib1']);
   return {

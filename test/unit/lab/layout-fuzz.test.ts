@@ -59,6 +59,7 @@ describe('seeded layouts', () => {
     const kept = many.flatMap((layout) => layout.kept);
     expect(kept.some((env) => env.NCCL_SOCKET_IFNAME === 'e')).toBe(true);
     expect(kept.some((env) => env.NCCL_SOCKET_FAMILY === 'AF_INET6')).toBe(true);
+    expect(kept.some((env) => env.NCCL_COMM_ID?.startsWith('[2001:db8:'))).toBe(true);
   });
 
   it('use only the documentation and benchmarking ranges (and EKS link-local), each address once per host', () => {
