@@ -58,8 +58,8 @@ export interface NetPluginKind {
   version: (file: PluginFile) => string | null;
   /** The NCCL_NET value that selects it (NCCL fails instead of falling back when it cannot). */
   ncclNet: (version: string | null) => string | null;
-  /** Every NCCL_NET value it answers to (strcasecmp); empty when unknown. */
-  ncclNames: readonly string[];
+  /** Every NCCL_NET value it answers to (strcasecmp), by its version (null: unknown); empty when unknown. */
+  ncclNames: (version: string | null) => readonly string[];
   /** Its data NICs' variable, an NCCL_SOCKET_IFNAME-style list. */
   ifnameVariable: string | null;
   /** Its control NIC's variable, and the interface it takes when unset. */
@@ -84,7 +84,10 @@ export const NET_PLUGIN_KINDS: readonly NetPluginKind[] = [
     version: (file) => dpkgVersion(file.root, /^libnccl-ofi/),
     ncclNet: (version) =>
       version !== null && atLeast(version, '1.13.0') ? 'Libfabric' : 'AWS Libfabric',
-    ncclNames: ['Libfabric', 'AWS Libfabric', 'OFI'],
+    ncclNames: (version) =>
+      version !== null && !atLeast(version, '1.13.0')
+        ? ['AWS Libfabric']
+        : ['Libfabric', 'AWS Libfabric', 'OFI'],
     ifnameVariable: null,
     ctrlVariable: null,
     ctrlDefault: null,
@@ -99,7 +102,7 @@ export const NET_PLUGIN_KINDS: readonly NetPluginKind[] = [
       inFolderNamed(file, ['tcpxo', 'fastrak']),
     version: () => null,
     ncclNet: () => 'FasTrak',
-    ncclNames: ['FasTrak'],
+    ncclNames: () => ['FasTrak'],
     ifnameVariable: 'NCCL_FASTRAK_IFNAME',
     ctrlVariable: 'NCCL_FASTRAK_CTRL_DEV',
     ctrlDefault: 'eth0',
@@ -112,7 +115,7 @@ export const NET_PLUGIN_KINDS: readonly NetPluginKind[] = [
     recognises: (file) => inFolderNamed(file, ['tcpx']),
     version: () => null,
     ncclNet: () => 'GPUDirectTCPX_v7',
-    ncclNames: ['GPUDirectTCPX_v7'],
+    ncclNames: () => ['GPUDirectTCPX_v7'],
     ifnameVariable: 'NCCL_GPUDIRECTTCPX_SOCKET_IFNAME',
     ctrlVariable: 'NCCL_GPUDIRECTTCPX_CTRL_DEV',
     ctrlDefault: null,
@@ -132,7 +135,7 @@ export const OTHER_PLUGIN: NetPluginKind = {
   recognises: () => true,
   version: () => null,
   ncclNet: () => null,
-  ncclNames: [],
+  ncclNames: () => [],
   ifnameVariable: null,
   ctrlVariable: null,
   ctrlDefault: null,

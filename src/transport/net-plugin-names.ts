@@ -5,6 +5,10 @@
  * src/plugin/net.cc v2.26.2-1, v2.27.3-1, v2.27.5-1, v2.28.3-1 to v2.30.7-1).
  * Each entry is one plugin NCCL tries, with the names it dlopen()s for it
  * in turn; the entries are tried in order, then NCCL's own IB and Socket.
+ * An entry that is, without case, a prefix of STATIC_PLUGIN (`s`, `static`)
+ * makes tryOpenLib dlopen(NULL), the program itself, in every tag read: that
+ * "succeeds", no plugin symbol is in it, and no other name is tried for the
+ * entry; nccl-run gives it no name to look for.
  */
 import type { NetPluginNames } from '../nccl/releases.js';
 
@@ -34,7 +38,7 @@ export function netPluginEntries(
     // openNetPluginLib: `if (envNetPluginName && strlen(envNetPluginName))`.
     if (value === undefined || value === '')
       return [{ entry: DEFAULT_NET_PLUGIN, names: [DEFAULT_NET_PLUGIN] }];
-    return [{ entry: value, names: [value, `libnccl-net-${value}.so`] }];
+    return [{ entry: value, names: staticPlugin(value) ? [] : [value, `libnccl-net-${value}.so`] }];
   }
   if (value === undefined) return [{ entry: DEFAULT_NET_PLUGIN, names: [DEFAULT_NET_PLUGIN] }];
   if (rules.noneKeyword && value.toLowerCase() === 'none') return [];
@@ -48,6 +52,11 @@ export function netPluginEntries(
   return entries.map((entry) => ({ entry, names: namesOf(entry, form) }));
 }
 
+/** strncasecmp(name, "STATIC_PLUGIN", strlen(name)) == 0 */
+function staticPlugin(name: string): boolean {
+  return 'STATIC_PLUGIN'.startsWith(name.toUpperCase());
+}
+
 function namesOf(entry: string, form: 'list-lib-or-short' | 'list'): string[] {
   const libName = entry.startsWith('lib') && entry.endsWith('.so');
   if (form === 'list-lib-or-short') {
@@ -55,5 +64,6 @@ function namesOf(entry: string, form: 'list-lib-or-short' | 'list'): string[] {
     return libName && entry.length >= 'libX.so'.length ? [entry] : [`libnccl-net-${entry}.so`];
   }
   // v2.27.5-1 on: as named, then libnccl-net-<entry>.so unless a path or a library name.
+  if (staticPlugin(entry)) return [];
   return entry.includes('/') || libName ? [entry] : [entry, `libnccl-net-${entry}.so`];
 }

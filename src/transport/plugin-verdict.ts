@@ -36,7 +36,7 @@ export function netExcludesPlugin(search: NetPluginSearch, settings: IbSettings)
   const plugin = search.plugin;
   if (plugin === null || settings.net === null) return null;
   const net = settings.net.toLowerCase();
-  const names = plugin.kind.ncclNames;
+  const names = plugin.kind.ncclNames(plugin.version);
   if (names.some((name) => name.toLowerCase() === net)) return null;
   // A plugin whose name nccl-run does not know may be the one NCCL_NET names, unless it names NCCL's own.
   if (names.length === 0 && net !== 'ib' && net !== 'socket') return null;

@@ -59,6 +59,13 @@ describe('netPluginEntries', () => {
     ['empty fields vanish (strtok_r)', ',ofi,,', '2.29.7', [['ofi', 'libnccl-net-ofi.so']]],
     ['none before 2.28.3 is a name', 'none', '2.27.7', [['none', 'libnccl-net-none.so']]],
     ['NONE from 2.28.3 loads nothing', 'NONE', '2.28.3', []],
+    ['a prefix of STATIC_PLUGIN opens the program itself (2.22)', 'static', '2.22.3', [[]]],
+    [
+      '… and in a list, only for that entry (2.29)',
+      's,ofi',
+      '2.29.7',
+      [[], ['ofi', 'libnccl-net-ofi.so']],
+    ],
   ])('%s', (_, value, version, expected) => {
     expect(names(value, version)).toEqual(expected);
   });

@@ -108,6 +108,18 @@ describe('EFA', () => {
     );
   });
 
+  it('aws-ofi-nccl before 1.13 answers only to "AWS Libfabric"', () => {
+    const old = pluginFound('aws-ofi-nccl', '1.12.1');
+    expect(assess('efa-node', old, { env: { NCCL_NET: 'Libfabric' } }).verdict.kind).toBe('socket');
+    expect(assess('efa-node', old, { env: { NCCL_NET: 'AWS Libfabric' } }).verdict.kind).toBe(
+      'efa',
+    );
+    expect(
+      assess('efa-node', pluginFound('aws-ofi-nccl', '1.13.0'), { env: { NCCL_NET: 'ofi' } })
+        .verdict.kind,
+    ).toBe('efa');
+  });
+
   it('efa with no EFA device is 69; ib is still met by IB alone', () => {
     expect(assess('ib-dgx', NO_PLUGIN, { required: 'efa' }).unmet?.exitCode).toBe(EXIT.noInterface);
     expect(assess('ib-dgx', NO_PLUGIN, { required: 'rdma' }).unmet).toBeNull();
