@@ -119,8 +119,8 @@ function decisionJson({ interface: name, address, family, strategy, reason }: Pl
 }
 
 function jobJson(job: Plan['job']) {
-  const { rdzvBackend, nnodes, nodeRank, standalone, cluster } = job;
-  return { rdzvBackend, nnodes, nodeRank, standalone, cluster };
+  const { rdzvBackend, nnodes, nodeRank, standalone, cluster, controller } = job;
+  return { rdzvBackend, nnodes, nodeRank, standalone, cluster, controller };
 }
 
 /**
@@ -157,6 +157,7 @@ export function explainFailureText(learned: Learned, error: NcclRunError): strin
     ...table,
     masterLine(learned.master),
     jobLine(learned.job),
+    ...clusterLines(learned.job),
     ...(learned.decision === null ? [] : [decisionLine(learned.decision)]),
     '',
     `Error      (exit ${error.exitCode}) ${error.message}`,
@@ -197,6 +198,17 @@ function jobLine(job: Plan['job']): string {
   return `Job        ${nodes} node(s), rank ${job.nodeRank?.value ?? 'assigned at rendezvous'}, ${job.rdzvBackend} rendezvous`;
 }
 
+/** "Cluster    Kubeflow Trainer TrainJob (JobSet), read from PET_MASTER_ADDR, ..." */
+function clusterLines(job: Plan['job']): string[] {
+  const { controller } = job;
+  if (controller === null) return [];
+  const read =
+    controller.variables.length === 0
+      ? 'none of its variables set'
+      : controller.variables.join(', ');
+  return [`Cluster    ${controller.name}, read from ${read}`];
+}
+
 export function explainText(plan: Plan): string {
   const verdicts = interfaceVerdicts(plan.facts, plan.context, plan.decision);
   const { decision, master, variables } = plan;
@@ -206,6 +218,7 @@ export function explainText(plan: Plan): string {
     '',
     masterLine(master),
     jobLine(plan.job),
+    ...clusterLines(plan.job),
     decisionLine(decision),
     `Torch      ${torchLine(plan.stack.torch)}`,
     `NCCL       ${ncclLine(plan)}`,
