@@ -108,7 +108,7 @@ function expectPreflight(pod: Doc) {
   const [shell, dashC, script, zero] = init.command;
   expect([shell, dashC, zero]).toEqual(['sh', '-c', 'nccl-run']);
   expect(script).toBe(
-    'cp /usr/local/bin/nccl-run /usr/bin/tini-static /nccl-run/ && exec nccl-run check "$@"',
+    'cp /usr/local/bin/nccl-run /usr/bin/tini-static /nccl-run/ && exec tini -- nccl-run check "$@"',
   );
   expect(splitArgv(['check', ...init.args])).toMatchObject({
     command: 'check',
