@@ -429,6 +429,8 @@ tier(
           const ended =
             /^(exited|stopped) /.test(state) &&
             (state.endsWith(' 0') || pod.manifest.spec.restartPolicy !== 'OnFailure');
+          // It may have ended between its log and its state: read the log again.
+          if (ended && done(await logsOf(pod.name, container))) continue;
           if (ended || fatal?.test(log) || Date.now() > deadline)
             throw new Error(
               `${pod.name} (${state}) did not get there:\n${[...logs].map(([name, text]) => `--- ${name}\n${text}`).join('\n')}`,
@@ -764,7 +766,9 @@ tier(
       expectMultusPick(job.logs, job.addresses);
     });
 
-    it("TrainJob whose worker's data network drops everything: both pre-flights fail and say why, and no training container starts", async () => {
+    // This test and the next run side by side (it.concurrent): their pods
+    // have other names, and this one's mesh never carries data.
+    it.concurrent("TrainJob whose worker's data network drops everything: both pre-flights fail and say why, and no training container starts", async () => {
       const { pods, dir } = labPods('firewall', () => {}, {
         kind: 'trainjob',
         initContainers: true,
@@ -802,6 +806,9 @@ tier(
           // podman's kube play reports the init container's exit; a kubelet shows Init:Error.
           expect(outcomes[index]?.message).toMatch(/init container \w+ exited with code 75/);
           const log = await initLogsOf(pod.name);
+          console.log(
+            `kubernetes tier, ${pod.name}'s pre-flight ends: ${log.trim().split('\n').at(-1)}`,
+          );
           expect(log).toMatch(/"msg":"verification failed via net1 [^"]*(timed out|unreachable)/);
           expect(await stateOf(pod.name)).toMatch(/^created /);
           expect(await logsOf(pod.name)).toBe('');
@@ -811,7 +818,7 @@ tier(
       }
     });
 
-    it('LeaderWorkerSet, a group of 2 as `init lws` writes it: LWS_* give the job its shape, and the data goes over net1', async () => {
+    it.concurrent('LeaderWorkerSet, a group of 2 as `init lws` writes it: LWS_* give the job its shape, and the data goes over net1', async () => {
       // StatefulSet pods restart Always: the pods are removed once the ranks reported.
       const job = await gloo('lws', { kind: 'lws', awaitExit: false });
       expect(job.reports.map((report) => report.trained).sort()).toEqual([0, 1, 2, 3]);
@@ -968,6 +975,7 @@ tier(
           },
         );
         let second = first;
+        const away = performance.now();
         if (how === 'restart') {
           await podman(['restart', '--time', '0', main(worker0.name)]);
         } else {
@@ -989,6 +997,7 @@ tier(
           60_000,
           /two nodes claim it/,
         );
+        const back = performance.now();
         await annotate(worker1, dir);
         const logs = await waitForLogs(
           pods,
@@ -998,7 +1007,7 @@ tier(
         );
         const statuses = await exitStatuses(pods);
         console.log(
-          `kubernetes tier, worker ${how}: net1 ${first.data}, then ${second.data}; restarts ${(await restartsOf(pods)).join('/')}`,
+          `kubernetes tier, worker ${how}: net1 ${first.data}, then ${second.data}; restarts ${(await restartsOf(pods)).join('/')}; away and back ${((back - away) / 1000).toFixed(1)} s, then ${((performance.now() - back) / 1000).toFixed(1)} s`,
         );
         return { addresses: [first.data, second.data], logs, statuses };
       } finally {
