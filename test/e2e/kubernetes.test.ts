@@ -185,7 +185,7 @@ tier(
     /** Which template's job, expanded by its controller's rules, with 2 processes per pod. */
     type Kind = 'trainjob' | 'lws' | 'pytorchjob';
 
-    function expand(kind: Kind, workers: number): JobPod[] {
+    function expand(kind: Kind, workers: number, jobName?: string): JobPod[] {
       if (kind === 'trainjob') {
         const labJob = structuredClone(trainJob as NonNullable<typeof trainJob>);
         labJob.job.spec.trainer.numProcPerNode = 2;
@@ -198,6 +198,7 @@ tier(
         return expandLeaderWorkerSet(labLws);
       }
       const labJob = structuredClone(job as PyTorchJob);
+      if (jobName !== undefined) labJob.metadata.name = jobName;
       labJob.spec.nprocPerNode = '2';
       const workerSpec = labJob.spec.pytorchReplicaSpecs.Worker;
       if (workerSpec !== undefined) workerSpec.replicas = workers;
@@ -218,7 +219,10 @@ tier(
         volumes: more = [],
         initContainers = false,
         editInit,
+        jobName,
       }: {
+        /** Another name than the template's, for a job that runs beside another (pytorchjob only). */
+        jobName?: string;
         kind?: Kind;
         workers?: number;
         volumes?: object[];
@@ -227,7 +231,7 @@ tier(
       } = {},
     ): { pods: JobPod[]; dir: string } {
       const dir = mkdtempSync(join(work, `${name}-`));
-      const pods = expand(kind, workers);
+      const pods = expand(kind, workers, jobName);
       for (const pod of pods) {
         const { spec, metadata } = pod.manifest;
         mainContainers.set(pod.name, `${pod.name}-${spec.containers[0]?.name}`);
@@ -960,7 +964,7 @@ tier(
           // three pods' torch start on two cores).
           args.unshift('--torchrun', 'true');
         },
-        { workers: 2 },
+        { workers: 2, jobName: how },
       );
       const [master, worker0, worker1] = pods as [JobPod, JobPod, JobPod];
       try {
@@ -1015,20 +1019,22 @@ tier(
       }
     }
 
-    it("a worker's container restarted during the master's --verify peers wait re-registers, and the check completes", async () => {
+    // This test and the next run side by side, as jobs of their own names
+    // (restart-*, recreate-*): they end at the check, which is light.
+    it.concurrent("a worker's container restarted during the master's --verify peers wait re-registers, and the check completes", async () => {
       const job = await workerReturns('restart', 'restart');
       expect(job.addresses[1]).toBe(job.addresses[0]);
       expect(job.statuses).toEqual([0, 0, 0]);
       for (const log of job.logs.values()) expect(log).toContain('verify peers: passed over net1');
     });
 
-    it("a worker pod deleted and made anew (new addresses) during the master's --verify peers wait: the check completes with the new pod", async () => {
+    it.concurrent("a worker pod deleted and made anew (new addresses) during the master's --verify peers wait: the check completes with the new pod", async () => {
       // The new pod has the old name and rank but new addresses; the master's
       // registry dials the old registration back, finds it gone, and replaces it.
       const job = await workerReturns('recreate', 'recreate');
       expect(job.addresses[1]).not.toBe(job.addresses[0]);
-      expect(job.logs.get('train-master-0')).toMatch(
-        /"msg":"train-worker-0 registered again from [^"]*no longer answers there[^"]*replaced"/,
+      expect(job.logs.get('recreate-master-0')).toMatch(
+        /"msg":"recreate-worker-0 registered again from [^"]*no longer answers there[^"]*replaced"/,
       );
       expect(job.statuses).toEqual([0, 0, 0]);
       for (const log of job.logs.values()) expect(log).toContain('verify peers: passed over net1');
