@@ -56,6 +56,12 @@ describe('detectCluster: LeaderWorkerSet', () => {
     expect(job.fill).not.toHaveProperty('PET_NNODES');
   });
 
+  it('auto needs the pod (KUBERNETES_SERVICE_HOST); --cluster k8s reads the group without it', () => {
+    const { KUBERNETES_SERVICE_HOST: _host, ...env } = lwsEnv(2);
+    expect(detectCluster('auto', env)).toBeNull();
+    expect(detectCluster('k8s', env)).toMatchObject({ controller: 'LeaderWorkerSet', nodeRank: 2 });
+  });
+
   it('a leader address without a domain still lists the group', () => {
     expect(
       detectCluster('auto', { ...lwsEnv(0), LWS_LEADER_ADDRESS: 'vllm-1', LWS_GROUP_SIZE: '2' }),
