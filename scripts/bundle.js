@@ -27,7 +27,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Files `nccl-run init` reads, by their path from the package root (src/templates/init.ts TEMPLATES). */
 export const TEMPLATE_FILES = [
   'templates/slurm.sbatch',
+  'templates/trainjob.yaml',
   'templates/pytorchjob.yaml',
+  'templates/lws.yaml',
   'templates/compose.yaml',
   'templates/nccl-run.env',
   'Dockerfile.example',

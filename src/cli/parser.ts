@@ -39,7 +39,7 @@ export const USAGE = [
   '  nccl-run explain [OPTIONS] [--] [TORCHRUN_ARGS...]  interfaces, decision trace, env, command',
   '  nccl-run env [OPTIONS] [--] [TORCHRUN_ARGS...]      only the variables (--format shell|dotenv|json)',
   '  nccl-run check [OPTIONS] [--] [TORCHRUN_ARGS...]    resolve and verify, no launch',
-  '  nccl-run init TEMPLATE [--out PATH] [--force]       slurm, k8s, docker, compose, env',
+  '  nccl-run init TEMPLATE [--out PATH] [--force]       slurm, k8s (TrainJob), pytorchjob, lws, docker, compose, env',
   '  nccl-run completion                                 bash completion script',
 ].join('\n');
 

@@ -128,8 +128,8 @@ function decisionJson({ interface: name, address, family, strategy, reason }: Pl
 }
 
 function jobJson(job: Plan['job']) {
-  const { rdzvBackend, nnodes, nodeRank, standalone, cluster } = job;
-  return { rdzvBackend, nnodes, nodeRank, standalone, cluster };
+  const { rdzvBackend, nnodes, nodeRank, standalone, cluster, controller } = job;
+  return { rdzvBackend, nnodes, nodeRank, standalone, cluster, controller };
 }
 
 /**
@@ -182,6 +182,7 @@ export function explainFailureText(learned: Learned, error: NcclRunError): strin
     ...table,
     masterLine(learned.master),
     jobLine(learned.job),
+    ...clusterLines(learned.job),
     ...(learned.decision === null ? [] : [decisionLine(learned.decision)]),
     ...(sections === null ? [] : sectionLines(sections, learned.facts?.rdma)),
     ...(sections === null ? [] : ['', 'Readiness', ...readinessLines(sections.readiness)]),
@@ -236,6 +237,17 @@ function jobLine(job: Plan['job']): string {
   return `Job        ${nodes} node(s), rank ${job.nodeRank?.value ?? 'assigned at rendezvous'}, ${job.rdzvBackend} rendezvous`;
 }
 
+/** "Cluster    Kubeflow Trainer TrainJob (JobSet), read from PET_MASTER_ADDR, ..." */
+function clusterLines(job: Plan['job']): string[] {
+  const { controller } = job;
+  if (controller === null) return [];
+  const read =
+    controller.variables.length === 0
+      ? 'none of its variables set'
+      : controller.variables.join(', ');
+  return [`Cluster    ${controller.name}, read from ${read}`];
+}
+
 export function explainText(plan: Plan): string {
   const verdicts = interfaceVerdicts(plan.facts, plan.context, plan.decision);
   const { decision, master, variables } = plan;
@@ -245,6 +257,7 @@ export function explainText(plan: Plan): string {
     '',
     masterLine(master),
     jobLine(plan.job),
+    ...clusterLines(plan.job),
     decisionLine(decision),
     ...sectionLines(plan, plan.facts.rdma),
     ...(plan.verify.capped === null ? [] : [`Verify     ${plan.verify.capped}`]),

@@ -21,28 +21,38 @@
  * only WORLD_SIZE and RANK, counting pods: with no PET_NPROC_PER_NODE they are
  * the node count and node rank.
  */
-import { badValue, ConfigError } from '../errors.js';
+import { badValue } from '../errors.js';
 import { readEnvInteger } from './env-integer.js';
-import { type ClusterInfo, isSet, type Scheduler } from './scheduler.js';
+import { type ClusterInfo, isSet, type PodController, setVariables } from './scheduler.js';
 
 const MAX_NODES = 65_536;
-/** Any of these in a pod of a Kubernetes cluster is taken as a PyTorchJob. */
-const PYTORCHJOB_MARKERS = ['MASTER_ADDR', 'PET_NNODES', 'PET_NODE_RANK', 'PET_RDZV_ENDPOINT'];
+/**
+ * Any of these in a pod is taken as a PyTorchJob's, once the controllers
+ * asked before it (kubernetes.ts) have not recognised theirs.
+ */
+export const PYTORCHJOB_MARKERS = [
+  'MASTER_ADDR',
+  'PET_NNODES',
+  'PET_NODE_RANK',
+  'PET_RDZV_ENDPOINT',
+];
+const READ = [
+  'MASTER_ADDR',
+  'MASTER_PORT',
+  'PET_NNODES',
+  'PET_NODE_RANK',
+  'PET_NPROC_PER_NODE',
+  'WORLD_SIZE',
+  'RANK',
+];
 
-/** KUBERNETES_SERVICE_HOST is set in every pod; the markers say the operator made it. */
 export const pytorchJob = {
-  name: 'k8s',
-  detects: (env) =>
-    isSet(env.KUBERNETES_SERVICE_HOST) && PYTORCHJOB_MARKERS.some((name) => isSet(env[name])),
+  name: 'Kubeflow PyTorchJob (training-operator v1)',
+  recognizes: (env) => PYTORCHJOB_MARKERS.some((name) => isSet(env[name])),
   read: fromPyTorchJob,
-} as const satisfies Scheduler;
+} as const satisfies PodController;
 
 function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
-  if (!PYTORCHJOB_MARKERS.some((name) => isSet(env[name]))) {
-    throw new ConfigError(
-      `--cluster k8s: none of ${PYTORCHJOB_MARKERS.join(', ')} is set, so this is not a Kubeflow PyTorchJob pod; use --cluster auto or none`,
-    );
-  }
   const masterHost = env.MASTER_ADDR?.trim() || null;
   const masterPort = readEnvInteger(env, 'MASTER_PORT', 1, 65_535);
   const podCounting = (env.PET_NPROC_PER_NODE ?? '').trim() === '';
@@ -62,6 +72,8 @@ function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
 
   return {
     kind: 'k8s',
+    controller: pytorchJob.name,
+    variables: setVariables(env, READ),
     masterHost,
     masterPort,
     nnodes,

@@ -1,12 +1,19 @@
 /**
- * What every scheduler module (slurm-job.ts, kubeflow-pytorchjob.ts)
- * implements, and what it says about a job; schedulers.ts lists them.
+ * What every scheduler module (slurm-job.ts, kubernetes.ts) implements, and
+ * what it says about a job; schedulers.ts lists them. Kubernetes is one
+ * scheduler (--cluster k8s) whose pods come from several controllers, each
+ * a module of its own (kubeflow-trainjob.ts, leaderworkerset.ts, jobset.ts,
+ * kubeflow-pytorchjob.ts) behind `PodController`.
  */
 
 /** What a scheduler says about the job; null where it says nothing. */
 export interface ClusterInfo {
   /** The scheduler's name, as --cluster takes it. */
   kind: string;
+  /** Who made this process's job, as explain names it: "Slurm", "Kubeflow Trainer TrainJob". */
+  controller: string;
+  /** The variables it was read from, in the order read; explain lists them. */
+  variables: string[];
   masterHost: string | null;
   masterPort: number | null;
   nnodes: number | null;
@@ -37,6 +44,23 @@ export interface Scheduler {
   detects(env: NodeJS.ProcessEnv): boolean;
   /** What the job says; a ConfigError naming the variable for a bad value, or when this is not one of its jobs. */
   read(env: NodeJS.ProcessEnv): ClusterInfo;
+}
+
+/**
+ * One Kubernetes controller whose pods say who made them (kubernetes.ts
+ * asks each in turn): `recognizes` is decided from what a container sees,
+ * its environment, with KUBERNETES_SERVICE_HOST already checked.
+ */
+export interface PodController {
+  /** As explain names it. */
+  name: string;
+  recognizes(env: NodeJS.ProcessEnv): boolean;
+  read(env: NodeJS.ProcessEnv): ClusterInfo;
+}
+
+/** The variables among `names` that are set, in that order: what a controller read. */
+export function setVariables(env: NodeJS.ProcessEnv, names: readonly string[]): string[] {
+  return names.filter((name) => isSet(env[name]));
 }
 
 /** Set and not blank: a scheduler exports empty variables in places. */

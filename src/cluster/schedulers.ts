@@ -5,7 +5,7 @@
  * name is a literal type) and its line in SCHEDULERS; --cluster's choices and
  * --cluster auto follow from the list.
  */
-import { pytorchJob } from './kubeflow-pytorchjob.js';
+import { kubernetes } from './kubernetes.js';
 import type { ClusterInfo, Scheduler } from './scheduler.js';
 import { slurm } from './slurm-job.js';
 
@@ -13,7 +13,7 @@ import { slurm } from './slurm-job.js';
  * In --cluster auto's order: a Slurm job's SLURM_JOB_ID is decisive, even in
  * a pod of a Kubernetes cluster.
  */
-export const SCHEDULERS = [slurm, pytorchJob] as const;
+export const SCHEDULERS = [slurm, kubernetes] as const;
 export type SchedulerName = (typeof SCHEDULERS)[number]['name'];
 export const SCHEDULER_NAMES = SCHEDULERS.map((scheduler) => scheduler.name) as SchedulerName[];
 

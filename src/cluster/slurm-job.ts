@@ -9,7 +9,7 @@
  */
 import { badValue, ConfigError } from '../errors.js';
 import { firstSet, readEnvInteger } from './env-integer.js';
-import { type ClusterInfo, isSet, type Scheduler } from './scheduler.js';
+import { type ClusterInfo, isSet, type Scheduler, setVariables } from './scheduler.js';
 import { expandHostlist } from './slurm-hostlist.js';
 import { slurmMasterPort } from './slurm-master-port.js';
 
@@ -62,6 +62,13 @@ function fromSlurm(env: NodeJS.ProcessEnv): ClusterInfo {
 
   return {
     kind: 'slurm',
+    controller: 'Slurm',
+    variables: [
+      'SLURM_JOB_ID',
+      nodelist.name,
+      ...(count === null ? [] : [count.name]),
+      ...setVariables(env, ['SLURM_NODEID', 'MASTER_PORT', 'SLURMD_NODENAME']),
+    ],
     masterHost: peers[0] as string,
     masterPort: readEnvInteger(env, 'MASTER_PORT', 1, 65_535) ?? slurmMasterPort(jobId),
     nnodes,

@@ -59,6 +59,12 @@ export interface JobShape {
   clusterPeers: string[];
   /** Which scheduler filled anything in or listed the hosts, if any (cluster/schedulers.ts). */
   cluster: string | null;
+  /**
+   * Who made the job, as the scheduler read it (ClusterInfo.controller) and
+   * from which variables: explain names both. Null without a cluster, and
+   * under --standalone, which reads none.
+   */
+  controller: { name: string; variables: string[] } | null;
   /** The scheduler's id of the job and its name of this node (SLURM_JOB_ID, SLURMD_NODENAME). */
   jobId: string | null;
   nodeName: string | null;

@@ -82,6 +82,7 @@ export function jobShapeOf(
     fill,
     clusterPeers: cluster?.peers ?? [],
     cluster: cluster !== null && (filled || cluster.peers.length > 0) ? cluster.kind : null,
+    controller: filling && { name: filling.controller, variables: filling.variables },
     jobId: cluster?.jobId ?? null,
     nodeName: cluster?.nodeName ?? null,
     munge: cluster?.munge ?? null,

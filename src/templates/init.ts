@@ -14,7 +14,9 @@ import { UsageError } from '../errors.js';
 /** Each template's file, by its path from the package root. */
 export const TEMPLATES = {
   slurm: 'templates/slurm.sbatch',
-  k8s: 'templates/pytorchjob.yaml',
+  k8s: 'templates/trainjob.yaml',
+  pytorchjob: 'templates/pytorchjob.yaml',
+  lws: 'templates/lws.yaml',
   docker: 'Dockerfile.example',
   compose: 'templates/compose.yaml',
   env: 'templates/nccl-run.env',

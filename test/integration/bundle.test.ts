@@ -180,7 +180,7 @@ describe('the one-file bundle, alone in an empty folder', () => {
     });
   });
 
-  it.each(['slurm', 'k8s', 'docker', 'compose', 'env'] as const)(
+  it.each(['slurm', 'k8s', 'pytorchjob', 'lws', 'docker', 'compose', 'env'] as const)(
     'init %s prints the template it carries inside',
     async (name) => {
       const result = await run(['init', name]);

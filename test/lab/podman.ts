@@ -218,20 +218,36 @@ export class PodmanLab {
     return String(stdout).trim();
   }
 
-  /** The pod's addresses, by network name, as podman inspect gives its infra container's. */
-  async podAddresses(pod: string): Promise<Record<string, string>> {
-    const { stdout: infra } = await this.podman([
-      'pod',
-      'inspect',
+  /** The id of the pod's infra container, found with `ps` (see podAddresses). */
+  async infraContainer(pod: string): Promise<string> {
+    const { stdout } = await this.podman([
+      'ps',
+      '--all',
+      '--pod',
       '--format',
-      '{{.InfraContainerID}}',
-      pod,
+      '{{.ID}} {{.PodName}} {{.IsInfra}}',
     ]);
+    const infra = String(stdout)
+      .split('\n')
+      .map((line) => line.split(' '))
+      .find(([, name, isInfra]) => name === pod && isInfra === 'true')?.[0];
+    if (infra === undefined) throw new Error(`no infra container of pod ${pod}`);
+    return infra;
+  }
+
+  /**
+   * The pod's addresses, by network name, as podman inspect gives its infra
+   * container's. The infra container is found with `ps`: `pod inspect`
+   * waits for the pod's lock, which kube play holds while the pod's init
+   * containers run (a pre-flight that waits for this very pod's network-status).
+   */
+  async podAddresses(pod: string): Promise<Record<string, string>> {
+    const infra = await this.infraContainer(pod);
     const { stdout } = await this.podman([
       'inspect',
       '--format',
       '{{json .NetworkSettings.Networks}}',
-      String(infra).trim(),
+      infra,
     ]);
     const networks = JSON.parse(String(stdout)) as Record<string, { IPAddress: string }>;
     return Object.fromEntries(

@@ -11,6 +11,16 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
   ])('%s', (_name, env, rank) => {
     expect(detectCluster('auto', env)).toEqual({
       kind: 'k8s',
+      controller: 'Kubeflow PyTorchJob (training-operator v1)',
+      variables: [
+        'MASTER_ADDR',
+        'MASTER_PORT',
+        'PET_NNODES',
+        'PET_NODE_RANK',
+        'PET_NPROC_PER_NODE',
+        'WORLD_SIZE',
+        'RANK',
+      ],
       masterHost: 'bert-master-0',
       masterPort: 23456,
       nnodes: 4,
@@ -33,6 +43,8 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
     };
     expect(detectCluster('auto', env)).toEqual({
       kind: 'k8s',
+      controller: 'Kubeflow PyTorchJob (training-operator v1)',
+      variables: ['MASTER_ADDR', 'MASTER_PORT', 'WORLD_SIZE', 'RANK'],
       masterHost: 'bert-master-0',
       masterPort: 23456,
       nnodes: 2,
@@ -61,6 +73,8 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
     };
     expect(detectCluster('auto', env)).toEqual({
       kind: 'k8s',
+      controller: 'Kubeflow PyTorchJob (training-operator v1)',
+      variables: ['PET_NNODES', 'PET_NPROC_PER_NODE'],
       masterHost: null,
       masterPort: null,
       nnodes: null,
@@ -91,9 +105,9 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
 
   it.each([
     [
-      '--cluster k8s without PyTorchJob variables',
+      "--cluster k8s without any controller's variables",
       {},
-      /--cluster k8s: none of MASTER_ADDR, PET_NNODES, PET_NODE_RANK, PET_RDZV_ENDPOINT is set/,
+      /^--cluster k8s: this pod shows no controller nccl-run reads \(.*LWS_LEADER_ADDRESS.*MASTER_ADDR, PET_NNODES, PET_NODE_RANK, PET_RDZV_ENDPOINT: none is set\); use --cluster auto or none$/,
     ],
     ['a bad PET_NNODES', { ...operatorEnv(0), PET_NNODES: 'x' }, /^PET_NNODES: bad value 'x'/],
     ['a bad MASTER_PORT', { ...operatorEnv(0), MASTER_PORT: '0' }, /^MASTER_PORT: bad value '0'/],

@@ -23,6 +23,8 @@ const pbs: Scheduler = {
     const peers = [...new Set(hosts)];
     return {
       kind: 'pbs',
+      controller: 'PBS',
+      variables: ['PBS_NODEFILE', 'PBS_NODENUM', 'PBS_JOBID'],
       masterHost: peers[0] ?? null,
       masterPort: null,
       nnodes: peers.length,

@@ -8,6 +8,8 @@ import { elasticC10dArgv as c10d, endpointOrigins, originNamed } from '../../fix
 
 const SLURM: ClusterInfo = {
   kind: 'slurm',
+  controller: 'Slurm',
+  variables: ['SLURM_JOB_ID', 'SLURM_JOB_NODELIST', 'SLURM_NNODES', 'SLURM_NODEID'],
   masterHost: 'node01',
   masterPort: 21_345,
   nnodes: 4,
@@ -28,6 +30,8 @@ const K8S_ENV = {
 };
 const K8S: ClusterInfo = {
   kind: 'k8s',
+  controller: 'Kubeflow PyTorchJob (training-operator v1)',
+  variables: ['MASTER_ADDR', 'MASTER_PORT', 'PET_NNODES', 'PET_NODE_RANK'],
   masterHost: 'job-master-0',
   masterPort: 23_456,
   nnodes: 3,
@@ -41,6 +45,8 @@ const K8S: ClusterInfo = {
 
 const NO_CLUSTER_VALUES: ClusterInfo = {
   kind: 'slurm',
+  controller: 'Slurm',
+  variables: [],
   masterHost: null,
   masterPort: null,
   nnodes: null,

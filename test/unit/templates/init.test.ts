@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { parse as parseDotenv } from 'dotenv';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
+import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { splitArgv } from '../../../src/cli/split-argv.js';
 import { UsageError } from '../../../src/errors.js';
 import { envNameOf, OPTIONS } from '../../../src/options/option-table.js';
@@ -83,8 +83,144 @@ describe('slurm', () => {
   });
 });
 
+/** The volumes every Kubernetes template gives its pods: the copy, /dev/shm, the downward API. */
+const POD_VOLUMES = [
+  { name: 'nccl-run', emptyDir: {} },
+  { name: 'dshm', emptyDir: { medium: 'Memory' } },
+  {
+    name: 'podinfo',
+    downwardAPI: {
+      items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }],
+    },
+  },
+];
+
+/**
+ * The pre-flight init container of the TrainJob and LWS templates: it copies
+ * nccl-run and tini-static into the emptyDir, then runs `nccl-run check
+ * --verify peers` with the mounts the training container has.
+ */
+function expectPreflight(pod: Doc) {
+  const [init, ...others] = pod.initContainers;
+  expect(others).toEqual([]);
+  expect(init.name).toBe('nccl-run');
+  expect(init.image).toBe(`nccl-run:${packageVersion()}`);
+  const [shell, dashC, script, zero] = init.command;
+  expect([shell, dashC, zero]).toEqual(['sh', '-c', 'nccl-run']);
+  expect(script).toBe(
+    'cp /usr/local/bin/nccl-run /usr/bin/tini-static /nccl-run/ && exec tini -- nccl-run check "$@"',
+  );
+  expect(splitArgv(['check', ...init.args])).toMatchObject({
+    command: 'check',
+    flags: {
+      verify: 'peers',
+      'verify-timeout': '5m',
+      'network-status': '/etc/podinfo/annotations',
+    },
+    torchrun: [],
+  });
+  expect(init.volumeMounts).toEqual([
+    { name: 'nccl-run', mountPath: '/nccl-run' },
+    { name: 'dshm', mountPath: '/dev/shm' },
+    { name: 'podinfo', mountPath: '/etc/podinfo', readOnly: true },
+  ]);
+  expect(pod.volumes).toEqual(POD_VOLUMES);
+  for (const container of pod.containers) expect(container.volumeMounts).toEqual(init.volumeMounts);
+}
+
+/** The training container's nccl-run, from the copy, under tini. */
+function expectLaunch(container: Doc, torchrun: string[]) {
+  expect(container.command).toEqual(['/nccl-run/tini-static', '--', '/nccl-run/nccl-run']);
+  expect(splitArgv(container.args)).toMatchObject({
+    command: 'run',
+    flags: {
+      verify: 'master',
+      'verify-timeout': '5m',
+      'network-status': '/etc/podinfo/annotations',
+    },
+    torchrun,
+  });
+}
+
 describe('k8s', () => {
-  const doc: Doc = parseYaml(templateText('k8s'));
+  const docs: Doc[] = parseAllDocuments(templateText('k8s')).map((doc) => doc.toJS());
+  const [job, runtime] = docs;
+
+  it('is a TrainJob of Kubeflow Trainer v2 and the runtime it names, torch-distributed with the pre-flight', () => {
+    expect(docs.map((doc) => [doc.apiVersion, doc.kind])).toEqual([
+      ['trainer.kubeflow.org/v1alpha1', 'TrainJob'],
+      ['trainer.kubeflow.org/v1alpha1', 'TrainingRuntime'],
+    ]);
+    expect(job.spec.runtimeRef).toEqual({ name: runtime.metadata.name, kind: 'TrainingRuntime' });
+    expect(runtime.metadata.labels).toEqual({ 'trainer.kubeflow.org/framework': 'torch' });
+    expect(job.spec.trainer).toMatchObject({
+      numNodes: 2,
+      numProcPerNode: 8,
+      image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime',
+      resourcesPerNode: { limits: { 'nvidia.com/gpu': 8 } },
+    });
+  });
+
+  it("runs tini -- nccl-run train.py in the trainer's node container; torchrun reads the torch plugin's PET_*", () => {
+    expectLaunch(job.spec.trainer, ['train.py']);
+  });
+
+  it("has the torch-distributed runtime's shape: replicated Job `node`, its ancestor label, container `node`", () => {
+    // kubeflow/trainer v2.3.0 manifests/base/runtimes/torch_distributed.yaml
+    expect(runtime.spec.mlPolicy.numNodes).toBe(1);
+    const [replicated, ...more] = runtime.spec.template.spec.replicatedJobs;
+    expect(more).toEqual([]);
+    expect(replicated.name).toBe('node');
+    expect(replicated.template.metadata.labels).toEqual({
+      'trainer.kubeflow.org/trainjob-ancestor-step': 'trainer',
+    });
+    const pod = replicated.template.spec.template.spec;
+    expect(pod.containers.map((c: Doc) => c.name)).toEqual(['node']);
+  });
+
+  it('runs the pre-flight in an init container, which envInjection gives the PET_* variables', () => {
+    const pod = runtime.spec.template.spec.replicatedJobs[0].template.spec.template.spec;
+    expectPreflight(pod);
+    expect(runtime.spec.mlPolicy.torch.envInjection).toEqual({
+      targets: [{ jobName: 'node', containerNames: [pod.initContainers[0].name] }],
+    });
+  });
+
+  it('has the Multus annotation, commented, on the pod template', () => {
+    expect(templateText('k8s')).toMatch(
+      /^ {16}# metadata:\n {16}# {3}annotations:\n {16}# {5}k8s\.v1\.cni\.cncf\.io\/networks: data-net # attached as net1\n {16}spec:\n {18}initContainers:/m,
+    );
+  });
+});
+
+describe('lws', () => {
+  const doc: Doc = parseYaml(templateText('lws'));
+
+  it('is a LeaderWorkerSet of one group of 2 pods, recreated as a group', () => {
+    expect(doc).toMatchObject({
+      apiVersion: 'leaderworkerset.x-k8s.io/v1',
+      kind: 'LeaderWorkerSet',
+      metadata: { name: 'train' },
+      spec: {
+        replicas: 1,
+        leaderWorkerTemplate: { size: 2, restartPolicy: 'RecreateGroupOnPodRestart' },
+      },
+    });
+    // One template for leader and workers: LWS_WORKER_INDEX tells them apart.
+    expect(doc.spec.leaderWorkerTemplate.leaderTemplate).toBeUndefined();
+  });
+
+  it('runs the pre-flight, then tini -- nccl-run with the processes per node in underscore spelling', () => {
+    const pod = doc.spec.leaderWorkerTemplate.workerTemplate.spec;
+    expectPreflight(pod);
+    const [container] = pod.containers;
+    expect(container.resources.limits['nvidia.com/gpu']).toBe(8);
+    expectLaunch(container, ['--nproc_per_node=8', 'train.py']);
+  });
+});
+
+describe('pytorchjob', () => {
+  const doc: Doc = parseYaml(templateText('pytorchjob'));
 
   it('is a PyTorchJob with one master and the workers asked for', () => {
     expect(doc).toMatchObject({
@@ -332,10 +468,13 @@ describe('runInit', () => {
   });
 
   it.each([
-    [{ template: undefined }, 'init: which template? valid: slurm, k8s, docker, compose, env'],
+    [
+      { template: undefined },
+      'init: which template? valid: slurm, k8s, pytorchjob, lws, docker, compose, env',
+    ],
     [
       { template: 'helm' },
-      "init: unknown template 'helm'; valid: slurm, k8s, docker, compose, env",
+      "init: unknown template 'helm'; valid: slurm, k8s, pytorchjob, lws, docker, compose, env",
     ],
     [
       { template: 'env', out: '/nonexistent-dir/nccl-run.env' },
