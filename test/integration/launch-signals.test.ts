@@ -224,5 +224,46 @@ describe.each(ENTRIES)('through $name', (entry) => {
       expect(isRunning(node)).toBe(false);
       expect(readReport(report)).toBeUndefined();
     });
+
+    it('as PID 1 of a container without an init, a SIGTERM while the pre-flight waits ends nccl-run with 143, and nothing starts', async () => {
+      // The kernel drops a signal PID 1 leaves at its default: nccl-run must handle it (the single
+      // executable ignored it before: found in the Kubernetes tier's pre-flight init container).
+      await lab.host('p1');
+      await lab.link('p1', 'eth0', 'p1', 'eth1');
+      await lab.addr('p1', 'eth0', '198.18.78.1/24');
+      const report = reportPath();
+      const container = spawn(
+        'ip',
+        [
+          ...['netns', 'exec', lab.ns('p1'), 'unshare', '--pid', '--fork', '--mount-proc'],
+          ...[bin, '--verify', 'master', '--verify-timeout', '60s'],
+          ...['--torchrun', fixture('report-launcher.js'), '--nnodes=2', '--node-rank=1'],
+          ...['--master-addr=198.18.78.2', '--master-port=29500', 'train.py'],
+        ],
+        { env: { ...process.env, FIXTURE_REPORT: report }, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      container.stderr?.on('data', (chunk) => {
+        stderr += String(chunk);
+      });
+      const deadline = Date.now() + 15_000;
+      while (!stderr.includes('waiting for') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(stderr).toContain('waiting for 198.18.78.2:29500');
+      // unshare's one child is the namespace's PID 1: nccl-run's shell, or the single executable.
+      const pidOne = Number(
+        readFileSync(`/proc/${container.pid}/task/${container.pid}/children`, 'utf8').trim(),
+      );
+      expect(readFileSync(`/proc/${pidOne}/status`, 'utf8')).toMatch(/^NSpid:\s+\d+\s+1$/m);
+      process.kill(pidOne, 'SIGTERM');
+      const ended = await new Promise<[number | null, string | null]>((resolve) =>
+        container.once('exit', (code, sig) => resolve([code, sig])),
+      );
+      // unshare --fork passes on its child's end: a death by the signal, or 143 from a handler.
+      expect([ended[0] === 143, ended[1] === 'SIGTERM']).toContain(true);
+      expect(stderr).not.toContain('verification failed');
+      expect(readReport(report)).toBeUndefined();
+    });
   });
 });
