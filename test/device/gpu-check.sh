@@ -36,7 +36,8 @@
 #
 # Settings: GPU_CHECK_PYTHON (default /opt/torch/.venv/bin/python3, else
 # python3) and GPU_CHECK_TORCHRUN (default: the torchrun beside it);
-# GPU_CHECK_MB (256); GPU_CHECK_DEADLINE (420); GPU_CHECK_CARRIED (the
+# GPU_CHECK_MB (256); GPU_CHECK_DEADLINE (420); GPU_CHECK_TRAP_ALONE_S (45:
+# the limit of the job alone on the trap, which hangs); GPU_CHECK_CARRIED (the
 # prepared folder, default .gpu-check); GPU_CHECK_TORCHRUN_ARGS (torchrun
 # options put before the job's). Variables set for the command reach the
 # workers and NCCL through nccl-run and torchrun, so a rerun can add NCCL
@@ -295,7 +296,8 @@ if command -v ip >/dev/null; then
   timeout 60 bash "$here/trap-lab.sh" probe "$lab" >"$work/netns.txt" 2>&1
   lab_up=yes # down removes a half-made lab too
   if timeout 60 bash "$here/trap-lab.sh" up "$lab" >>"$work/netns.txt" 2>&1; then
-    run_pair trap-alone alone "$lab" 198.18.0.1 29500 45 2>>"$work/notices.txt"
+    # NCCL alone on the trap hangs or fails: 45 s on the device; the rehearsal's Gloo hangs for any limit.
+    run_pair trap-alone alone "$lab" 198.18.0.1 29500 "${GPU_CHECK_TRAP_ALONE_S:-45}" 2>>"$work/notices.txt"
     run_pair trap-nccl-run nccl-run "$lab" 198.18.0.1 29501 120 2>>"$work/notices.txt"
   fi
   bash "$here/trap-lab.sh" down "$lab"
