@@ -56,6 +56,16 @@ async function main(): Promise<number> {
   const stacks = fuzzStacks(suites as (keyof typeof FUZZ_STACKS)[]);
   const lab = new Lab('fz');
   const build = snapshotBuild();
+  // Ctrl-C in a long sweep: the namespaces it made go with it (a second signal, as tsx relays
+  // the terminal's, must not cut the cleanup short).
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      void lab.cleanup().finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : 15)));
+    });
+  }
   try {
     // Gloo's devices are made by the Debian 13 root's torch 2.6.
     const glooRoot = stacks.find((stack) => stack.suite === 'trixie')?.root;
