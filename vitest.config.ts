@@ -1,11 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
 /*
- * Two workers, in two groups. First the e2e tiers, one file at a time (they
- * share the lab's namespaces, podman and the CPU), and beside them the unit
- * tests, which are pure. Then the integration files, one at a time, as
- * before: several of them time real processes and sockets. Vitest's default
- * on two cores is one worker, which ran all three one after another.
+ * One pool of two workers for the whole run (vitest 3.2 sizes its forks pool
+ * from this root config; a project's own fileParallelism or maxWorkers does
+ * not limit a shared pool, and its default on two cores is one worker, which
+ * ran every file one after another: 15 min of CI). Two groups: first the
+ * e2e tiers and the unit tests, then the integration files. The e2e tiers
+ * may run two at a time: each makes its own namespaces, daemons and
+ * folders, and what they share (a lab root, Docker's and podman's images)
+ * is held under a lock (test/lab/lab-root.sh, docker-engine.ts, podman.ts).
  */
 export default defineConfig({
   test: {
@@ -15,7 +18,6 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          maxWorkers: 1,
           sequence: { groupOrder: 0 },
         },
       },
@@ -25,7 +27,6 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          fileParallelism: false,
           sequence: { groupOrder: 1 },
         },
       },
@@ -35,7 +36,6 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
           sequence: { groupOrder: 0 },
         },
       },
