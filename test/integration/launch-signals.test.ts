@@ -181,42 +181,53 @@ describe.each(ENTRIES)('through $name', (entry) => {
     const lab = new Lab(`sig${ENTRIES.indexOf(entry)}`);
     afterAll(() => lab.cleanup());
 
-    it('a SIGTERM while the pre-flight waits for the master ends nccl-run at once, and nothing starts', async () => {
-      // A worker whose master, on its own subnet, is nowhere: the check retries until killed.
-      await lab.host('w');
-      await lab.link('w', 'eth0', 'w', 'eth1');
-      await lab.addr('w', 'eth0', '198.18.77.1/24');
+    /**
+     * nccl-run on a host of its own (`prefix` before it: a PID namespace, say)
+     * whose master, on the host's own subnet, is nowhere: the pre-flight
+     * retries until killed. Resolves once it says it waits.
+     */
+    async function waitingCheck(host: string, subnet: string, prefix: string[] = []) {
+      await lab.host(host);
+      await lab.link(host, 'eth0', host, 'eth1');
+      await lab.addr(host, 'eth0', `${subnet}.1/24`);
       const report = reportPath();
-      const nccl = spawn(
+      const child = spawn(
         'ip',
         [
-          ...['netns', 'exec', lab.ns('w'), bin, '--verify', 'master', '--verify-timeout', '60s'],
-          ...['--torchrun', fixture('report-launcher.js'), '--nnodes=2', '--node-rank=1'],
-          ...['--master-addr=198.18.77.2', '--master-port=29500', 'train.py'],
+          ...['netns', 'exec', lab.ns(host), ...prefix, bin, '--verify', 'master'],
+          ...['--verify-timeout', '60s', '--torchrun', fixture('report-launcher.js')],
+          ...['--nnodes=2', '--node-rank=1', `--master-addr=${subnet}.2`, '--master-port=29500'],
+          'train.py',
         ],
         { env: { ...process.env, FIXTURE_REPORT: report }, stdio: ['ignore', 'ignore', 'pipe'] },
       );
-      let stderr = '';
-      nccl.stderr?.on('data', (chunk) => {
-        stderr += String(chunk);
+      const said = { stderr: '' };
+      child.stderr?.on('data', (chunk) => {
+        said.stderr += String(chunk);
       });
       const deadline = Date.now() + 15_000;
-      while (!stderr.includes('waiting for') && Date.now() < deadline) {
+      while (!said.stderr.includes('waiting for') && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      expect(stderr).toContain('waiting for 198.18.77.2:29500');
+      expect(said.stderr).toContain(`waiting for ${subnet}.2:29500`);
+      const ended = new Promise<[number | null, string | null]>((resolve) =>
+        child.once('exit', (code, sig) => resolve([code, sig])),
+      );
+      return { child, report, said, ended };
+    }
+
+    it('a SIGTERM while the pre-flight waits for the master ends nccl-run at once, and nothing starts', async () => {
+      const { child: nccl, report, said, ended } = await waitingCheck('w', '198.18.77');
       // `ip netns exec` execs nccl-run's shell, whose one child is its Node half; the single executable has none.
       const children = readFileSync(`/proc/${nccl.pid}/task/${nccl.pid}/children`, 'utf8').trim();
       expect(children === '').toBe(entry.nodeStarts);
       const node = Number(children || nccl.pid);
       const sent = Date.now();
       process.kill(nccl.pid as number, 'SIGTERM');
-      const [, signal] = await new Promise<[number | null, string | null]>((resolve) =>
-        nccl.once('exit', (code, sig) => resolve([code, sig])),
-      );
+      const [, signal] = await ended;
       expect(signal).toBe('SIGTERM'); // a shell reports it as 143
       // At once: the pre-flight, which would have waited out its 60 s, never got to its verdict.
-      expect(stderr).not.toContain('verification failed');
+      expect(said.stderr).not.toContain('verification failed');
       // The Node half sees its shell go and stops too, releasing what it held.
       while (isRunning(node) && Date.now() - sent < 5_000) {
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -228,42 +239,36 @@ describe.each(ENTRIES)('through $name', (entry) => {
     it('as PID 1 of a container without an init, a SIGTERM while the pre-flight waits ends nccl-run with 143, and nothing starts', async () => {
       // The kernel drops a signal PID 1 leaves at its default: nccl-run must handle it (the single
       // executable ignored it before: found in the Kubernetes tier's pre-flight init container).
-      await lab.host('p1');
-      await lab.link('p1', 'eth0', 'p1', 'eth1');
-      await lab.addr('p1', 'eth0', '198.18.78.1/24');
-      const report = reportPath();
-      const container = spawn(
-        'ip',
-        [
-          ...['netns', 'exec', lab.ns('p1'), 'unshare', '--pid', '--fork', '--mount-proc'],
-          ...[bin, '--verify', 'master', '--verify-timeout', '60s'],
-          ...['--torchrun', fixture('report-launcher.js'), '--nnodes=2', '--node-rank=1'],
-          ...['--master-addr=198.18.78.2', '--master-port=29500', 'train.py'],
-        ],
-        { env: { ...process.env, FIXTURE_REPORT: report }, stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      let stderr = '';
-      container.stderr?.on('data', (chunk) => {
-        stderr += String(chunk);
-      });
-      const deadline = Date.now() + 15_000;
-      while (!stderr.includes('waiting for') && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(stderr).toContain('waiting for 198.18.78.2:29500');
+      const {
+        child: container,
+        report,
+        said,
+        ended,
+      } = await waitingCheck('p1', '198.18.78', ['unshare', '--pid', '--fork', '--mount-proc']);
       // unshare's one child is the namespace's PID 1: nccl-run's shell, or the single executable.
       const pidOne = Number(
         readFileSync(`/proc/${container.pid}/task/${container.pid}/children`, 'utf8').trim(),
       );
       expect(readFileSync(`/proc/${pidOne}/status`, 'utf8')).toMatch(/^NSpid:\s+\d+\s+1$/m);
       process.kill(pidOne, 'SIGTERM');
-      const ended = await new Promise<[number | null, string | null]>((resolve) =>
-        container.once('exit', (code, sig) => resolve([code, sig])),
-      );
+      const [code, signal] = await ended;
       // unshare --fork passes on its child's end: a death by the signal, or 143 from a handler.
-      expect([ended[0] === 143, ended[1] === 'SIGTERM']).toContain(true);
-      expect(stderr).not.toContain('verification failed');
+      expect([code === 143, signal === 'SIGTERM']).toContain(true);
+      expect(said.stderr).not.toContain('verification failed');
       expect(readReport(report)).toBeUndefined();
+    });
+
+    it('as PID 1, the launcher it execs ignores no signal: the handlers nccl-run took end at the exec', async () => {
+      const report = reportPath();
+      await execa(
+        'unshare',
+        [
+          ...['--pid', '--fork', '--mount-proc', bin, '--verify', 'none', '--iface', 'lo'],
+          ...['--torchrun', fixture('signal-dispositions.sh'), 'train.py'],
+        ],
+        { env: { ...process.env, FIXTURE_REPORT: report } },
+      );
+      expect(readFileSync(report, 'utf8').trim()).toBe('SigIgn:\t0000000000000000');
     });
   });
 });
