@@ -132,20 +132,17 @@ export async function runFuzz(options: {
   const worker = async () => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
       for (const stack of stacks) {
-        const { found, exitCode, error } = await compareLayout(
-          lab,
-          build,
-          next.host,
-          next.layout,
-          stack,
-        );
-        outcomes.set(exitCode, (outcomes.get(exitCode) ?? 0) + 1);
-        if (error !== null) refusals.push(`${next.layout.id} ${stack.nccl}: ${error}`);
+        const { found, plain } = await compareLayout(lab, build, next.host, next.layout, stack);
+        outcomes.set(plain.exitCode, (outcomes.get(plain.exitCode) ?? 0) + 1);
+        if (plain.error !== null) refusals.push(`${next.layout.id} ${stack.nccl}: ${plain.error}`);
         comparisons.push(...found.map((entry) => entry.comparison));
         if (stack === stacks[0] && options.glooRoot !== undefined) {
-          for (const [id, said] of await glooExplains(lab, build, next.host, next.layout, stack)) {
-            glooSays.set(id, said);
-          }
+          // Gloo does not depend on NCCL's release: the first stack's explains say it.
+          const named = await explain(lab, build, next.host, next.layout, stack, {
+            GLOO_SOCKET_IFNAME: next.layout.gloo,
+          });
+          glooSays.set(next.layout.id, { bind: plain.gloo, stderr: plain.stderr });
+          glooSays.set(`${next.layout.id}-ifname`, { bind: named.gloo, stderr: named.stderr });
         }
         mismatches.push(
           ...found
@@ -217,13 +214,8 @@ async function compareLayout(
   host: string,
   layout: FuzzLayout,
   stack: FuzzStack,
-): Promise<{
-  found: { comparison: Comparison; log: string }[];
-  exitCode: number;
-  error: string | null;
-}> {
-  let exitCode = -1;
-  let error: string | null = null;
+): Promise<{ found: { comparison: Comparison; log: string }[]; plain: Explained }> {
+  let plain: Explained | undefined;
   const out: { comparison: Comparison; log: string }[] = [];
   const nccl = (env: Record<string, string>) =>
     ncclBootstrap(lab, host, stack.root, stack.nccl, env).then(
@@ -259,10 +251,7 @@ async function compareLayout(
             .map(([name, value]) => `${name}=${value}`)
             .join(' ');
     const explained = await explain(lab, build, host, layout, stack, userEnv);
-    if (kept === null) {
-      exitCode = explained.exitCode;
-      error = explained.error;
-    }
+    if (kept === null) plain = explained;
     const alone = await nccl(userEnv);
     compare(setting, 'unmanaged', show(explained.unmanaged), alone, explained.stderr);
     const exported = Object.keys(explained.env).some((name) => name.startsWith('NCCL_'));
@@ -274,25 +263,7 @@ async function compareLayout(
       compare(setting, 'decision', `${name} ${address}`, withVariables, explained.stderr);
     }
   }
-  return { found: out, exitCode, error };
-}
-
-/** nccl-run's unmanaged.gloo on the layout, nothing set and under its GLOO_SOCKET_IFNAME, by Gloo case id. */
-async function glooExplains(
-  lab: Lab,
-  build: string,
-  host: string,
-  layout: FuzzLayout,
-  stack: FuzzStack,
-): Promise<Map<string, { bind: Bind | undefined; stderr: string }>> {
-  const plain = await explain(lab, build, host, layout, stack, {});
-  const named = await explain(lab, build, host, layout, stack, {
-    GLOO_SOCKET_IFNAME: layout.gloo,
-  });
-  return new Map([
-    [layout.id, { bind: plain.gloo, stderr: plain.stderr }],
-    [`${layout.id}-ifname`, { bind: named.gloo, stderr: named.stderr }],
-  ]);
+  return { found: out, plain: plain as Explained };
 }
 
 async function explain(
