@@ -15,7 +15,7 @@
  * after the pod.
  */
 import { parse } from 'yaml';
-import type { Container, JobPod } from './pytorchjob-pods.js';
+import { type Container, type JobPod, jobPod } from './pytorchjob-pods.js';
 
 export interface LeaderWorkerSet {
   metadata: { name: string };
@@ -57,28 +57,23 @@ export function expandLeaderWorkerSet(
     ];
     for (const container of [...(template.spec.initContainers ?? []), ...template.spec.containers])
       container.env = [...lwsEnv, ...(container.env ?? [])];
-    return {
-      name: `${podName}.${domain}`,
-      replicaType: index === 0 ? 'master' : 'worker',
+    return jobPod(
+      `${podName}.${domain}`,
+      index === 0 ? 'master' : 'worker',
       index,
-      manifest: {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          name: `${podName}.${domain}`,
-          labels: {
-            ...template.metadata?.labels,
-            'leaderworkerset.sigs.k8s.io/name': name,
-            'leaderworkerset.sigs.k8s.io/group-index': String(group),
-            'leaderworkerset.sigs.k8s.io/worker-index': String(index),
-          },
-          annotations: {
-            ...template.metadata?.annotations,
-            'leaderworkerset.sigs.k8s.io/size': String(size),
-          },
+      {
+        labels: {
+          ...template.metadata?.labels,
+          'leaderworkerset.sigs.k8s.io/name': name,
+          'leaderworkerset.sigs.k8s.io/group-index': String(group),
+          'leaderworkerset.sigs.k8s.io/worker-index': String(index),
         },
-        spec: { ...template.spec, hostname: podName, subdomain: name, restartPolicy: 'Always' },
+        annotations: {
+          ...template.metadata?.annotations,
+          'leaderworkerset.sigs.k8s.io/size': String(size),
+        },
       },
-    } satisfies JobPod;
+      { ...template.spec, hostname: podName, subdomain: name, restartPolicy: 'Always' },
+    );
   });
 }

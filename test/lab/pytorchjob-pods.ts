@@ -69,6 +69,22 @@ export interface JobPod {
   };
 }
 
+/** A controller's pod as the lab plays it: its DNS name, role, index, and the Pod manifest. */
+export function jobPod(
+  name: string,
+  replicaType: JobPod['replicaType'],
+  index: number,
+  metadata: Omit<JobPod['manifest']['metadata'], 'name'>,
+  spec: JobPod['manifest']['spec'],
+): JobPod {
+  return {
+    name,
+    replicaType,
+    index,
+    manifest: { apiVersion: 'v1', kind: 'Pod', metadata: { name, ...metadata }, spec },
+  };
+}
+
 /** The PyTorchJob document of a YAML file (YAML anchors resolved). */
 export function parsePyTorchJob(text: string): PyTorchJob {
   const job = parse(text) as PyTorchJob;
@@ -126,15 +142,12 @@ export function expandPyTorchJob(job: PyTorchJob): JobPod[] {
       for (const container of template.spec.containers)
         container.env = [...(container.env ?? []), ...injected];
       const name = `${jobName}-${type}-${index}`;
-      pods.push({
-        name,
-        replicaType: type,
-        index,
-        manifest: {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: {
-            name,
+      pods.push(
+        jobPod(
+          name,
+          type,
+          index,
+          {
             labels: {
               ...template.metadata?.labels,
               'training.kubeflow.org/job-name': jobName,
@@ -145,12 +158,12 @@ export function expandPyTorchJob(job: PyTorchJob): JobPod[] {
               ? {}
               : { annotations: template.metadata.annotations }),
           },
-          spec: {
+          {
             ...template.spec,
             ...(spec.restartPolicy === undefined ? {} : { restartPolicy: spec.restartPolicy }),
           },
-        },
-      });
+        ),
+      );
     }
   }
   return pods;

@@ -26,7 +26,7 @@
  * headless Service does), its hostname `<job>-<i>`.
  */
 import { parseAllDocuments } from 'yaml';
-import type { Container, JobPod } from './pytorchjob-pods.js';
+import { type Container, type JobPod, jobPod } from './pytorchjob-pods.js';
 
 type EnvVar = { name: string; value?: string };
 
@@ -148,35 +148,30 @@ export function expandTrainJob({
       upsert(init, [...(injected.includes(init.name) ? pet : []), completionIndex]);
     }
     const podName = `${jobName}-${index}`;
-    return {
-      name: `${podName}.${subdomain}`,
-      replicaType: index === 0 ? 'master' : 'worker',
+    return jobPod(
+      `${podName}.${subdomain}`,
+      index === 0 ? 'master' : 'worker',
       index,
-      manifest: {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          name: `${podName}.${subdomain}`,
-          labels: {
-            ...replicated.template.metadata?.labels,
-            ...template.metadata?.labels,
-            'jobset.sigs.k8s.io/jobset-name': name,
-            'jobset.sigs.k8s.io/replicatedjob-name': NODE,
-            'jobset.sigs.k8s.io/job-index': '0',
-            'batch.kubernetes.io/job-completion-index': String(index),
-          },
-          annotations: {
-            ...template.metadata?.annotations,
-            'batch.kubernetes.io/job-completion-index': String(index),
-          },
+      {
+        labels: {
+          ...replicated.template.metadata?.labels,
+          ...template.metadata?.labels,
+          'jobset.sigs.k8s.io/jobset-name': name,
+          'jobset.sigs.k8s.io/replicatedjob-name': NODE,
+          'jobset.sigs.k8s.io/job-index': '0',
+          'batch.kubernetes.io/job-completion-index': String(index),
         },
-        spec: {
-          ...template.spec,
-          hostname: podName,
-          subdomain,
-          restartPolicy: template.spec.restartPolicy ?? 'OnFailure',
+        annotations: {
+          ...template.metadata?.annotations,
+          'batch.kubernetes.io/job-completion-index': String(index),
         },
       },
-    } satisfies JobPod;
+      {
+        ...template.spec,
+        hostname: podName,
+        subdomain,
+        restartPolicy: template.spec.restartPolicy ?? 'OnFailure',
+      },
+    );
   });
 }
