@@ -66,7 +66,7 @@ async function ncclRunMedians(ctx) {
 }
 
 // What each runtime dependency adds to a cold start (yargs, zod, pino, dotenv,
-// and pino-pretty, which log.ts loads only for a terminal).
+// and pino-pretty, which log.ts loads for the text log lines, the default).
 const DEPENDENCIES = ['yargs', 'zod', 'pino', 'pino-pretty', 'dotenv'];
 
 export const measurements = [

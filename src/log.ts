@@ -61,7 +61,13 @@ function makePino(level: Level, format: Options['logFormat']): PinoLogger {
     load().pretty()({
       destination: 2,
       sync: true,
-      ignore: 'pid,hostname,name',
+      // One line per event, as torchrun's and NCCL's own lines beside it in a
+      // Slurm .out file or `kubectl logs`; an event's fields stay on its line.
+      singleLine: true,
+      // Colour is for a person at a terminal; a file or a pipe gets plain
+      // text (no-color.org's NO_COLOR turns it off there too).
+      colorize: process.stderr.isTTY === true && !process.env.NO_COLOR,
+      ignore: 'pid,hostname',
       translateTime: 'HH:MM:ss',
     }),
   );

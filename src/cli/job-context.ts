@@ -34,9 +34,7 @@ export interface JobContext extends JobArgs {
 }
 
 export function startJob(args: JobArgs, failures: FailureLog): JobContext {
-  const settled = settleOptions(args.split.flags, args.env, process.cwd(), {
-    isTty: process.stderr.isTTY === true,
-  });
+  const settled = settleOptions(args.split.flags, args.env, process.cwd());
   const { options } = settled;
   failures.format = options.logFormat;
   const logger = createLogger(options.logLevel, options.logFormat);

@@ -26,7 +26,7 @@ export async function main(
   env: NodeJS.ProcessEnv = process.env,
   handover: HandoverTarget | null = null,
 ): Promise<number> {
-  const failures: FailureLog = { logger: null, format: 'pretty' };
+  const failures: FailureLog = { logger: null, format: 'text' };
   try {
     if (argv[0] === '--get-yargs-completions') return await completionCommand(argv);
     const split = splitArgv(argv);

@@ -28,12 +28,6 @@ export type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export type OptionGroup = 'Interface' | 'Verification' | 'Cluster' | 'NCCL' | 'Launch' | 'Output';
 
-/** What a default may depend on: nothing but the terminal. */
-export interface DefaultContext {
-  /** Whether stderr is a terminal (pretty logs by default). */
-  isTty: boolean;
-}
-
 export interface OptionSpec<S extends z.ZodMiniType = z.ZodMiniType> {
   /** 'boolean' options take no value token (`--force`, or `--force=no`). */
   type: 'string' | 'boolean';
@@ -42,7 +36,7 @@ export interface OptionSpec<S extends z.ZodMiniType = z.ZodMiniType> {
   /** Turns the raw flag, variable or env-file text into the value; its message says what is valid. */
   schema: S;
   /** The value when no flag, variable or env-file entry gives one; without one, null. */
-  default?: z.output<S> | ((context: DefaultContext) => z.output<S>);
+  default?: z.output<S>;
   /** How --help shows the default, where it is not a word or a list of words. */
   shownDefault?: string;
   choices?: readonly string[];
@@ -385,12 +379,14 @@ export const OPTIONS = {
     describe: 'Log level (logs go to stderr)',
     default: 'info',
   }),
+  // Text wherever stderr goes: a Slurm .out file, `kubectl logs` and `docker
+  // logs` are read by people, between torchrun's and NCCL's own plain lines.
   'log-format': option({
-    ...oneOf(['pretty', 'json']),
+    ...oneOf(['text', 'json']),
     group: 'Output',
-    describe: 'Log format',
-    default: ({ isTty }) => (isTty ? 'pretty' : 'json'),
-    shownDefault: 'pretty on a terminal, else json',
+    describe:
+      'text: one plain line per event (coloured only on a terminal); json: one object per line, for collectors',
+    default: 'text',
   }),
 };
 

@@ -13,14 +13,7 @@ import { decodeBytes, encodeBytes } from '../byte-string.js';
 import { badValue, ConfigError, settingError } from '../errors.js';
 import { isShellName } from '../launch/hand-over.js';
 import { type Origin, originText } from '../origin.js';
-import {
-  camelCase,
-  type DefaultContext,
-  envNameOf,
-  OPTIONS,
-  type OptionName,
-  type Options,
-} from './option-table.js';
+import { camelCase, envNameOf, OPTIONS, type OptionName, type Options } from './option-table.js';
 import { reaches } from './verify-level.js';
 
 /** Where an option's value came from: where it was given, else its flag, holding its default. */
@@ -47,7 +40,6 @@ export function settleOptions(
   flags: Readonly<Record<string, string | boolean>>,
   env: NodeJS.ProcessEnv,
   cwd: string,
-  context: DefaultContext,
 ): Settled {
   // Unknown NCCL_RUN_* variables are typos that would silently do nothing.
   rejectUnknownKeys(Object.keys(env), 'the environment');
@@ -61,8 +53,7 @@ export function settleOptions(
     const spec = OPTIONS[name];
     const given = givenValue(name, flags, env, fileValues, envFile?.path);
     if (given === null) {
-      const fallback = spec.default ?? null;
-      options[camelCase(name)] = typeof fallback === 'function' ? fallback(context) : fallback;
+      options[camelCase(name)] = spec.default ?? null;
       continue;
     }
     const parsed = spec.schema.safeParse(given.raw);

@@ -220,7 +220,9 @@ tier(
       expect(job.bytes.data).toBeGreaterThan(ALLREDUCE_FLOOR);
       expect(job.bytes.mgmt).toBeLessThan(CONTROL_CEILING);
       for (const [rank, node] of [job.node0, job.node1].entries()) {
-        const summaries = node.log.split('\n').filter((line) => line.includes('"msg":"using '));
+        const summaries = node.log
+          .split('\n')
+          .filter((line) => line.includes(' (nccl-run): using '));
         expect(summaries).toHaveLength(1);
         expect(summaries[0]).toMatch(
           new RegExp(`using eth[01] 198\\.18\\.1\\.1${rank} \\(subnet:`),
@@ -480,7 +482,7 @@ tier(
             expect(JSON.parse(String(checked.stdout))).toMatchObject({ ok: true });
             const summaries = String(checked.stderr)
               .split('\n')
-              .filter((line) => line.includes('"msg":"using '));
+              .filter((line) => line.includes(' (nccl-run): using '));
             expect(summaries).toEqual([
               expect.stringContaining(
                 `using ens3 198.18.7.${rank + 1} (agree: 198.18.7.0/24 is common to all 2 nodes and wins (the only one)`,

@@ -718,7 +718,7 @@ tier(
       addresses: Map<string, Record<string, string>>,
     ) {
       for (const [pod, log] of logs) {
-        const summaries = log.split('\n').filter((line) => line.includes('"msg":"using '));
+        const summaries = log.split('\n').filter((line) => line.includes(' (nccl-run): using '));
         expect(summaries).toEqual([
           expect.stringContaining(`using net1 ${addresses.get(pod)?.data} (multus:`),
         ]);
@@ -813,7 +813,9 @@ tier(
           console.log(
             `kubernetes tier, ${pod.name}'s pre-flight ends: ${log.trim().split('\n').at(-1)}`,
           );
-          expect(log).toMatch(/"msg":"verification failed via net1 [^"]*(timed out|unreachable)/);
+          expect(log).toMatch(
+            /ERROR \(nccl-run\): verification failed via net1 .*(timed out|unreachable)/,
+          );
           expect(await stateOf(pod.name)).toMatch(/^created /);
           expect(await logsOf(pod.name)).toBe('');
         }
@@ -994,7 +996,7 @@ tier(
           [worker0],
           (log) =>
             log
-              .split('"msg":"using net1')
+              .split(' (nccl-run): using net1')
               .slice(how === 'restart' ? 2 : 1)
               .join()
               .includes('2 of 3 nodes registered'),
@@ -1034,7 +1036,7 @@ tier(
       const job = await workerReturns('recreate', 'recreate');
       expect(job.addresses[1]).not.toBe(job.addresses[0]);
       expect(job.logs.get('recreate-master-0')).toMatch(
-        /"msg":"recreate-worker-0 registered again from [^"]*no longer answers there[^"]*replaced"/,
+        /\(nccl-run\): recreate-worker-0 registered again from .*no longer answers there.*replaced$/m,
       );
       expect(job.statuses).toEqual([0, 0, 0]);
       for (const log of job.logs.values()) expect(log).toContain('verify peers: passed over net1');

@@ -138,7 +138,7 @@ const rows: [string, string[], Record<string, string>, number, RegExp][] = [
   ],
   [
     'a Gloo interface given as an address',
-    ['--facts', facts('docker-host'), '--verify', 'none', '--log-format', 'pretty', 'train.py'],
+    ['--facts', facts('docker-host'), '--verify', 'none', '--log-format', 'text', 'train.py'],
     { GLOO_SOCKET_IFNAME: '198.18.4.21' },
     78,
     /GLOO_SOCKET_IFNAME/,
@@ -169,7 +169,7 @@ rows.push(
   ],
   [
     'NCCL_RUN_IFACE is named as itself, not as --iface',
-    ['--facts', facts('docker-host'), '--verify', 'none', '--log-format', 'pretty', 'train.py'],
+    ['--facts', facts('docker-host'), '--verify', 'none', '--log-format', 'text', 'train.py'],
     { NCCL_RUN_IFACE: 'bogus' },
     69,
     /NCCL_RUN_IFACE bogus is not usable \(bogus: does not exist\)/,

@@ -109,7 +109,7 @@ tier(`launch through process.execve (Node ${NODE_VERSION}, plain node)`, unavail
     await new Promise<void>((resolve) => {
       nccl.stderr?.on('data', (chunk) => {
         stderr += String(chunk);
-        if (stderr.includes('"level":30')) resolve();
+        if (stderr.includes(' INFO (nccl-run): ')) resolve();
       });
     });
     nccl.kill('SIGTERM'); // Node itself: no handler, so its default action, at once

@@ -39,10 +39,10 @@ async function ncclRun(
   return { status: result.exitCode, stderr: result.stderr, report };
 }
 
-/** The message of nccl-run's one error line (JSON logs, no terminal). */
+/** The message of nccl-run's one error line (text logs, the default). */
 function errorMessage(stderr: string): string {
   const last = stderr.trim().split('\n').at(-1) ?? '';
-  return (JSON.parse(last) as { msg: string }).msg;
+  return last.match(/ ERROR \(nccl-run\): (.*)$/)?.[1] ?? `(no error line in: ${stderr})`;
 }
 
 /** NUL-separated kernel strings (cmdline, environ) as byte buffers. */

@@ -56,7 +56,7 @@ const ncclLog = (node: number, name: string, address: string) =>
 
 const agent = (node: number, ifname: string | null) =>
   [
-    '{"level":30,"name":"nccl-run","msg":"using ..."}',
+    '[12:00:00] INFO (nccl-run): using ...',
     `GPU_CHECK_ENV ${JSON.stringify({ NCCL_SOCKET_IFNAME: ifname && `=${ifname}`, pid: 9000 + node })}`,
     ...(ifname === null
       ? []

@@ -10,7 +10,7 @@ import { settleOptions } from '../../../src/options/settle-options.js';
 const emptyDir = () => mkdtempSync(join(tmpdir(), 'nccl-run-config-'));
 
 function settle(own: string[], env: Record<string, string> = {}, cwd = emptyDir()) {
-  return settleOptions(splitArgv(own).flags, env, cwd, { isTty: false });
+  return settleOptions(splitArgv(own).flags, env, cwd);
 }
 
 describe('settleOptions: precedence flag > environment > env file > default', () => {
@@ -26,7 +26,7 @@ describe('settleOptions: precedence flag > environment > env file > default', ()
       torchrun: ['torchrun'],
       format: 'shell',
       logLevel: 'info',
-      logFormat: 'json',
+      logFormat: 'text',
       envFile: null,
       force: false,
       dryRun: false,
@@ -257,5 +257,5 @@ const sample: Record<keyof typeof OPTIONS, string> = {
   json: 'yes',
   format: 'json',
   'log-level': 'warn',
-  'log-format': 'pretty',
+  'log-format': 'json',
 };

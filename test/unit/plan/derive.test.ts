@@ -49,7 +49,7 @@ function stack(torch: string, nccl: string): Stack {
 
 /** What plan.ts would read for a two-node static job whose master is 198.18.2.1, with `env` set. */
 function inputs(env: Record<string, string>, force = false, torch = '2.6.0') {
-  const settled = settleOptions(force ? { force: true } : {}, {}, home, { isTty: false });
+  const settled = settleOptions(force ? { force: true } : {}, {}, home);
   const settings = userSettings(userEnvironment(settled, env), '2.29.7', force);
   const job = makeJob({
     master: { host: MASTER, port: 29500, ...endpointOrigins('--master-addr, port default') },

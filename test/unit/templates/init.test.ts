@@ -20,8 +20,6 @@ const tempDir = () => mkdtempSync(join(tmpdir(), 'nccl-run-templates-'));
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML is checked field by field
 type Doc = any;
 
-const NOT_A_TERMINAL = { isTty: false };
-
 describe('every template', () => {
   it('is embedded in the one-file bundle', async () => {
     const { TEMPLATE_FILES } = await import('../../../scripts/bundle.js');
@@ -336,7 +334,7 @@ describe('compose', () => {
 
   it('configures nccl-run through NCCL_RUN_* variables it accepts', () => {
     const environment = doc.services.node0.environment as Record<string, string>;
-    const { options } = settleOptions({}, environment, tempDir(), NOT_A_TERMINAL);
+    const { options } = settleOptions({}, environment, tempDir());
     expect(options).toMatchObject({ verify: 'master', verifyTimeout: 120_000 });
   });
 });
@@ -347,7 +345,7 @@ describe('env', () => {
   it('is read by nccl-run as the defaults it writes out', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'nccl-run.env'), text);
-    const { options, envFileExtras } = settleOptions({}, {}, dir, NOT_A_TERMINAL);
+    const { options, envFileExtras } = settleOptions({}, {}, dir);
     expect(options).toMatchObject({
       strategy: ['explicit', 'local', 'multus', 'subnet', 'route', 'speed'],
       verify: 'master',
@@ -365,7 +363,7 @@ describe('env', () => {
       .replace(/^# ((NCCL_RUN_[A-Z_]+|NCCL_[A-Z_]+|TORCH_[A-Z_]+)=)/gm, '$1')
       .replace(/^NCCL_RUN_VERIFY=master$/m, 'NCCL_RUN_VERIFY=peers');
     writeFileSync(join(dir, 'nccl-run.env'), uncommented);
-    const settled = settleOptions({}, {}, dir, NOT_A_TERMINAL);
+    const settled = settleOptions({}, {}, dir);
     expect(settled.options).toMatchObject({
       iface: ['ens3f0'],
       probePort: 29501,
