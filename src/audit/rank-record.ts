@@ -90,7 +90,18 @@ export function readNcclLog(sources: readonly SourceText[]): NcclLog {
   return { ranks: ranks.sort(byRank), bareVersions, infoLines };
 }
 
-function emptyRecord(line: NcclLine): RankRecord {
+/**
+ * The one process whose lines `text` holds (a file NCCL_DEBUG_FILE wrote,
+ * `%h.%p.log`); a record with nothing known when it holds no NCCL line.
+ */
+export function readOneProcess(text: string, source = '-'): RankRecord {
+  return (
+    readNcclLog([{ source, text }]).ranks[0] ??
+    emptyRecord({ host: '', pid: 0, device: -1 })
+  );
+}
+
+function emptyRecord(line: Pick<NcclLine, 'host' | 'pid' | 'device'>): RankRecord {
   return {
     host: line.host,
     pid: line.pid,
