@@ -95,10 +95,7 @@ export function readNcclLog(sources: readonly SourceText[]): NcclLog {
  * `%h.%p.log`); a record with nothing known when it holds no NCCL line.
  */
 export function readOneProcess(text: string, source = '-'): RankRecord {
-  return (
-    readNcclLog([{ source, text }]).ranks[0] ??
-    emptyRecord({ host: '', pid: 0, device: -1 })
-  );
+  return readNcclLog([{ source, text }]).ranks[0] ?? emptyRecord({ host: '', pid: 0, device: -1 });
 }
 
 function emptyRecord(line: Pick<NcclLine, 'host' | 'pid' | 'device'>): RankRecord {
