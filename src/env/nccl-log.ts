@@ -22,7 +22,7 @@ export const NCCL_LOG_DEBUG = {
 
 /** debug.cc expands %h to the host name and %p to the pid: one file per process. */
 export function ncclLogFile(dir: string): string {
-  return `${dir.replace(/\/+$/, '') || '/'}/%h.%p.log`;
+  return `${dir.replace(/\/+$/, '')}/%h.%p.log`;
 }
 
 /** The subsystems audit needs, and what each one's lines are. */
