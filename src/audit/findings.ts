@@ -234,17 +234,23 @@ function retries(ranks: readonly RankRecord[]): Finding[] {
   ];
 }
 
-/** Each distinct WARN message once, with every rank that printed it. */
+/** Each distinct WARN message once, with every rank that printed it and its first line. */
 function warnLines(ranks: readonly RankRecord[]): Finding[] {
-  const byMessage = new Map<string, RankRecord[]>();
+  const byMessage = new Map<string, { ranks: RankRecord[]; evidence: Evidence | null }>();
   for (const rank of ranks) {
-    for (const warning of new Set(rank.warnings))
-      byMessage.set(warning, [...(byMessage.get(warning) ?? []), rank]);
+    rank.warnings.forEach((warning, index) => {
+      const entry = byMessage.get(warning) ?? {
+        ranks: [],
+        evidence: rank.warningLines[index] ?? null,
+      };
+      if (!entry.ranks.includes(rank)) entry.ranks.push(rank);
+      byMessage.set(warning, entry);
+    });
   }
-  return [...byMessage].map(([message, named]) => ({
+  return [...byMessage].map(([message, entry]) => ({
     level: 'warning' as const,
     message: `NCCL WARN ${message}`,
-    ranks: named.map(rankName),
-    evidence: (named[0] as RankRecord).evidence.warn ?? null,
+    ranks: entry.ranks.map(rankName),
+    evidence: entry.evidence,
   }));
 }

@@ -47,6 +47,8 @@ export interface RankRecord {
   retries: number;
   /** The line behind each fact, for the findings that quote it. */
   evidence: Partial<Record<NcclEvent['kind'], Evidence>>;
+  /** The line of each WARN, beside `warnings`. */
+  warningLines: Evidence[];
 }
 
 export interface NcclLog {
@@ -117,6 +119,7 @@ function emptyRecord(line: Pick<NcclLine, 'host' | 'pid' | 'device'>): RankRecor
     warnings: [],
     retries: 0,
     evidence: {},
+    warningLines: [],
   };
 }
 
@@ -167,6 +170,7 @@ function apply(record: RankRecord, line: NcclLine, evidence: Evidence): void {
       break;
     case 'warn':
       record.warnings.push(line.message);
+      record.warningLines.push(evidence);
       break;
   }
 }

@@ -78,6 +78,24 @@ describe('auditFindings', () => {
   });
 });
 
+describe('WARN lines', () => {
+  it("each message once, with every rank that printed it and that message's own line", () => {
+    const text = [
+      'a:1:1 [0] misc/cudawrap.cc:190 NCCL WARN Cuda failure 1',
+      'a:1:1 [0] init.cc:1701 NCCL WARN Cuda failure 2',
+      'b:2:2 [0] init.cc:1701 NCCL WARN Cuda failure 2',
+      'b:2:2 [0] init.cc:1701 NCCL WARN Cuda failure 2',
+    ].join('\n');
+    const findings = auditFindings(readNcclLog([{ source: 'w', text }])).filter((f) =>
+      f.message.startsWith('NCCL WARN'),
+    );
+    expect(findings.map((f) => [f.message, f.ranks.length, f.evidence?.line])).toEqual([
+      ['NCCL WARN Cuda failure 1', 1, 1],
+      ['NCCL WARN Cuda failure 2', 2, 2],
+    ]);
+  });
+});
+
 describe('hostLocalReason', () => {
   it.each([
     [{ interface: 'lo', address: '127.0.0.1' }, 'loopback'],
