@@ -41,7 +41,7 @@ export function hostLocalReason(bound: Bound): string | null {
   if (isLoopbackAddress(bound.address) || bound.interface === 'lo') return 'loopback';
   if (isLinkLocalAddress(bound.address)) return 'a link-local address';
   if (BRIDGE_PREFIXES.some((prefix) => bound.interface.startsWith(prefix)))
-    return 'a container bridge';
+    return 'a container or VM bridge';
   return null;
 }
 
@@ -90,7 +90,7 @@ function silentFallback(ranks: readonly RankRecord[]): Finding[] {
     const first = failedPlugin[0] as RankRecord;
     findings.push({
       level: 'failure',
-      message: `the net plugin${first.nccl.plugin?.name ? ` ${first.nccl.plugin.name}` : ''} failed to load, and NCCL fell back to TCP sockets (Using network Socket)`,
+      message: `the net plugin${first.nccl.plugin?.name ? ` ${first.nccl.plugin.name}` : ''} did not load or did not initialise, and NCCL fell back to TCP sockets (Using network Socket)`,
       ranks: failedPlugin.map(rankName),
       evidence: first.evidence.plugin ?? null,
     });

@@ -201,7 +201,7 @@ for (const stack of STACKS) {
         { interface: 'br-5f3a9c1d', address: '203.0.113.65' },
         { interface: 'br-5f3a9c1d', address: '203.0.113.65' },
       ]);
-      const bridge = json?.findings.find((f) => /container bridge/.test(f.message));
+      const bridge = json?.findings.find((f) => /container or VM bridge/.test(f.message));
       expect(bridge?.level).toBe('failure');
       expect(bridge?.ranks).toHaveLength(2);
     });

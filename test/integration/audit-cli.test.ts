@@ -40,7 +40,7 @@ describe('nccl-run audit', () => {
     // Every file of the folder was read: its hosts are all there.
     for (const host of ['gpu-b', 'p5-b', 'dgx-2', 'node-b', 'h100-02'])
       expect(run.stdout).toContain(host);
-    expect(run.stdout).toContain('FAIL the net plugin failed to load');
+    expect(run.stdout).toContain('FAIL the net plugin did not load or did not initialise');
   });
 
   it('--json after the path, and a healthy log: exit 0, {ranks, findings}', async () => {

@@ -35,7 +35,7 @@ describe('auditFindings', () => {
   it('2.22: a plugin that is there but cannot load, and the rank on Socket', () => {
     const found = failures('efa-plugin-failed-2.22.txt');
     expect(found.map((f) => f.message)).toEqual([
-      'the net plugin failed to load, and NCCL fell back to TCP sockets (Using network Socket)',
+      'the net plugin did not load or did not initialise, and NCCL fell back to TCP sockets (Using network Socket)',
       'ranks disagree on the network: AWS Libfabric (1), Socket (1)',
     ]);
     expect(found[0]?.ranks).toEqual(['rank 1 (p5-b pid 6001 GPU 0)']);
@@ -60,6 +60,30 @@ describe('auditFindings', () => {
       ['warning', 'NCCL WARN socketPollConnect'],
     ]);
     expect(findings.every((f) => f.ranks.join() === 'node-b pid 9201 GPU 0')).toBe(true);
+  });
+
+  it('2.28: a plugin that loads but does not initialise on one host ("Failed to initialize NET plugin")', () => {
+    const found = failures('plugin-init-failed-2.28.txt');
+    expect(found[0]?.message).toBe(
+      'the net plugin AWS Libfabric did not load or did not initialise, and NCCL fell back to TCP sockets (Using network Socket)',
+    );
+    expect(found[0]?.ranks).toEqual(['trn-b pid 3101 GPU 0']);
+    expect(found[0]?.evidence?.text).toBe(
+      'trn-b:3101:3130 [0] NCCL INFO Failed to initialize NET plugin AWS Libfabric',
+    );
+  });
+
+  it("2.24: both hosts bootstrap on libvirt's virbr0, which is also their socket device [0]", () => {
+    expect(failures('bridge-bootstrap-2.24.txt').map((f) => [f.message, f.ranks.length])).toEqual([
+      [
+        "NCCL's bootstrap is on a container or VM bridge (virbr0 192.168.122.1) in a job across hosts",
+        2,
+      ],
+      [
+        "NCCL's socket device [0] is on a container or VM bridge (virbr0 192.168.122.1) in a job across hosts",
+        2,
+      ],
+    ]);
   });
 
   it('2.26: a healthy IB job has no finding', () => {
@@ -101,9 +125,9 @@ describe('hostLocalReason', () => {
     [{ interface: 'lo', address: '127.0.0.1' }, 'loopback'],
     [{ interface: 'eth0', address: '::1' }, 'loopback'],
     [{ interface: 'eth0', address: '169.254.3.1' }, 'a link-local address'],
-    [{ interface: 'docker0', address: '172.17.0.1' }, 'a container bridge'],
-    [{ interface: 'br-5f3a9c1d', address: '203.0.113.65' }, 'a container bridge'],
-    [{ interface: 'virbr0', address: '192.168.122.1' }, 'a container bridge'],
+    [{ interface: 'docker0', address: '172.17.0.1' }, 'a container or VM bridge'],
+    [{ interface: 'br-5f3a9c1d', address: '203.0.113.65' }, 'a container or VM bridge'],
+    [{ interface: 'virbr0', address: '192.168.122.1' }, 'a container or VM bridge'],
     [{ interface: 'eth1', address: '198.18.2.5' }, null],
   ])('%o → %s', (bound, reason) => {
     expect(hostLocalReason(bound)).toBe(reason);
