@@ -148,7 +148,11 @@ describe('splitArgv', () => {
       '--json',
     ]);
     // A job option is not audit's: it is left over, and audit refuses it (64).
-    expect(splitArgv(['audit', '--iface', 'x', 'logs/']).torchrun).toEqual(['--iface', 'x', 'logs/']);
+    expect(splitArgv(['audit', '--iface', 'x', 'logs/']).torchrun).toEqual([
+      '--iface',
+      'x',
+      'logs/',
+    ]);
   });
 
   it('refuses an option of ours without its value', () => {
