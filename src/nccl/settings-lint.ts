@@ -51,13 +51,17 @@ export function lintNcclSettings(
 /** What is wrong with the name; null when the job's NCCL reads it, or it is not NCCL's. */
 function nameNote(name: string, reads: ReadonlySet<string> | null, version: string | null) {
   if (EVERY_PARAMETER.has(name)) return releaseNote(name, reads, version);
+  // NCCL's getenv is case-sensitive; a lower-case name is the user's own
+  // shell variable unless it is one of NCCL's in the wrong case.
+  if (name !== name.toUpperCase()) {
+    return EVERY_PARAMETER.has(name.toUpperCase())
+      ? `NCCL reads ${name.toUpperCase()}, in upper case, and ignores this one`
+      : null;
+  }
   if (foreignOwner(name) !== null) return null;
   const invented = NOT_NCCL_SETTINGS[name];
   const span = `no NCCL release from ${PARAMETER_RELEASES.first} to ${PARAMETER_RELEASES.last} reads it`;
   if (invented !== undefined) return `${span}: ${invented}`;
-  if (EVERY_PARAMETER.has(name.toUpperCase())) {
-    return `NCCL reads ${name.toUpperCase()}, in upper case, and ignores this one`;
-  }
   const nearest = nearestName(name, EVERY_PARAMETER, (candidate) => reads?.has(candidate) ?? false);
   return `${span}, so NCCL ignores it${nearest === null ? '' : `; did you mean ${nearest}?`}`;
 }

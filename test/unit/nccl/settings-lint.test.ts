@@ -90,6 +90,11 @@ describe('a name no release reads', () => {
       'nccl_debug (set in the environment): NCCL reads NCCL_DEBUG, in upper case, and ignores this one',
     ]);
   });
+
+  it("in lower case, and no NCCL name, is the user's own variable", () => {
+    expect(lintOne('nccl_build_tag', '2.22.3')).toEqual([]);
+    expect(lintOne('Nccl_Nsocs_Perthread', '2.22.3')).toEqual([]);
+  });
 });
 
 describe("names that are not NCCL's", () => {
