@@ -3,6 +3,7 @@
  * scripts/nccl-params.js at NVIDIA/nccl's tags) and their fold per release.
  */
 import { describe, expect, it } from 'vitest';
+import { ncclBehaviour } from '../../../../src/nccl/behaviour.js';
 import { NCCL_PARAMETER_RECORDS } from '../../../../src/nccl/params/nccl-params.js';
 import {
   EVERY_PARAMETER,
@@ -55,6 +56,18 @@ describe('the records', () => {
     ['NCCL_MNNVL_ENABLE', '2.21.5', true],
   ] as const)('%s read by NCCL %s: %s', (name, version, read) => {
     expect(parametersOf(version)?.has(name)).toBe(read);
+  });
+});
+
+describe('the records and releases.ts', () => {
+  // Two readings of the same source: what releases.ts says a release does
+  // with a variable, and whether the records say it reads that variable.
+  it.each(NCCL_PARAMETER_RECORDS.map(({ version }) => version))('agree at %s', (version) => {
+    const behaviour = ncclBehaviour(version);
+    const reads = parametersOf(version);
+    expect(reads?.has('NCCL_CONF_FILE')).toBe(behaviour.confFileVariable);
+    expect(reads?.has('NCCL_ENV_PLUGIN')).toBe(behaviour.envPlugin);
+    expect(reads?.has('NCCL_CUMEM_HOST_ENABLE')).toBe(behaviour.shm.cuMemHost !== 'never');
   });
 });
 
