@@ -20,10 +20,11 @@ import {
 export type { SettingSeen } from './params/clamped-values.js';
 
 /**
- * Names people set that NCCL has never had, with what does the job: NCCL's
- * listening ports (bootstrap, proxy, socket transport) are bound to port 0,
- * so the kernel's ephemeral range picks them (SPEC "Cluster fill-in",
- * --port-range).
+ * Names people set that NCCL has never had, with what does the job: NCCL
+ * binds its listening sockets to port 0 (src/misc/socket.cc ncclSocketListen
+ * at v2.22.3-1: "addr port should be 0 (Any port)"; only NCCL_COMM_ID fixes
+ * its root's port), so the kernel's ephemeral range picks them (SPEC
+ * "Cluster fill-in", --port-range).
  */
 const NOT_NCCL_SETTINGS: Readonly<Record<string, string>> = {
   NCCL_PORT_RANGE:
