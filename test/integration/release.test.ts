@@ -224,9 +224,16 @@ describe('the npm package', () => {
       extendEnv: false,
     });
     expect(stdout).toBe(version);
-    // npm links the package's `man` into the prefix's man folder (npm docs, package.json "man").
+    // npm links the package's `man` into the prefix's share/man (npm docs, package.json
+    // "man"; npm 11's bin-links lib/link-mans.js links only an array `man`, so package.json
+    // gives one), which man-db finds from the prefix's bin on PATH, as for the wheel.
     expect(readFileSync(join(prefix, 'share/man/man1/nccl-run.1'), 'utf8')).toBe(
       readFileSync(MAN_PAGE_PATH, 'utf8'),
     );
+    const found = await execa('man', ['-w', 'nccl-run'], {
+      env: cleanEnv({ PATH: `${join(prefix, 'bin')}:/usr/bin:/bin` }),
+      extendEnv: false,
+    });
+    expect(readFileSync(found.stdout, 'utf8')).toBe(readFileSync(MAN_PAGE_PATH, 'utf8'));
   });
 });
