@@ -24,6 +24,7 @@ import { sameAddress } from '../host/ip-address.js';
 import type { Logger } from '../log.js';
 import { type DialOutcome, dialOnce } from '../probe/dial.js';
 import type { Member } from '../probe/protocol.js';
+import { FIRST_SEGMENT_MS } from '../probe/service.js';
 import { attemptBudgetMs, backoffDelayMs, PROGRESS_EVERY_MS } from '../reach/backoff.js';
 import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
 import { endpointText } from '../reach/endpoint.js';
@@ -153,7 +154,7 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
         ...probe.inbound,
         ok: false,
         error: 'large frames dropped',
-        detail: `${previous.name}'s stream sent its first line but none of the full-size segments that followed arrived in ${formatSeconds(options.bandwidth.windowMs)}: a hop carries smaller frames than the ends' MTU${mtuPair(options.self, previous)} (an MTU black hole)`,
+        detail: `${previous.name}'s stream sent its first line but none of the full-size segments that followed arrived in ${formatSeconds(options.bandwidth.windowMs + FIRST_SEGMENT_MS)}: a hop carries smaller frames than the ends' MTU${mtuPair(options.self, previous)} (an MTU black hole)`,
       };
     }
     judgeInboundRate(probe, options);
@@ -417,7 +418,7 @@ async function measure(
       ...probe.outbound,
       ok: false,
       error: 'large frames dropped',
-      detail: `${next.name} got the stream's first line but none of the full-size segments that followed in ${formatSeconds(options.bandwidth.windowMs)}: a hop on the path carries smaller frames than ${options.interfaceName}'s MTU${mtuPair(options.self, next)} and the ICMP that would say so is lost (an MTU black hole); NCCL's large transfers would hang there. Set the interfaces' MTU to what the path carries`,
+      detail: `${next.name} got the stream's first line but none of the full-size segments that followed in ${formatSeconds(options.bandwidth.windowMs + FIRST_SEGMENT_MS)}: a hop on the path carries smaller frames than ${options.interfaceName}'s MTU${mtuPair(options.self, next)} and the ICMP that would say so is lost (an MTU black hole); NCCL's large transfers would hang there. Set the interfaces' MTU to what the path carries`,
     };
     return;
   }

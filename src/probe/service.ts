@@ -42,6 +42,8 @@ const SILENT_AFTER_MS = 250;
 const PENDING_BURST = 8;
 /** A stream's receiver waits this long past its window for the sender to hang up, then drops it. */
 const LINGER_MS = 2_000;
+/** How long past its window a stream that saw no data waits for its first segment before that counts as none. */
+export const FIRST_SEGMENT_MS = 1_000;
 
 /** A registry's side of one request: what it writes back, now or later. */
 export interface RegistryConnection {
@@ -266,11 +268,19 @@ function receiveStream(
   token: string,
   { windowMs, onReceived }: NonNullable<ProbeServiceOptions['streams']>,
 ): void {
-  const opened = performance.now();
+  let opened = performance.now();
   let bytes = rest.length;
   let closed = false;
+  let confirming = false;
   const count = (chunk: Buffer) => {
-    if (!closed) bytes += chunk.length;
+    if (closed) return;
+    if (confirming && bytes === rest.length) {
+      // The first segment came late: measure a whole window from it.
+      opened = performance.now();
+      clearTimeout(window);
+      window = setTimeout(expire, windowMs);
+    }
+    bytes += chunk.length;
   };
   const finish = () => {
     if (closed) return;
@@ -281,7 +291,20 @@ function receiveStream(
     socket.once('close', () => onReceived(stream, seen, bytes, ms));
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   };
-  const window = setTimeout(finish, windowMs);
+  const expire = () => {
+    // Nothing after the first line is what an MTU black hole looks like, and
+    // also what a loaded moment looks like (a timer runs before the I/O that
+    // arrived while the loop was busy): one longer wait for the first
+    // segment tells them apart, and costs only the failing case.
+    if (bytes === rest.length && !confirming) {
+      confirming = true;
+      window = setTimeout(expire, FIRST_SEGMENT_MS);
+      return;
+    }
+    // After this turn's I/O, so that what already arrived is counted.
+    setImmediate(finish);
+  };
+  let window = setTimeout(expire, windowMs);
   socket.on('data', count);
   socket.once('end', finish);
 }

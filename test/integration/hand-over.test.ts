@@ -244,7 +244,7 @@ describe.each(STARTS)('the hand-over through %s', (_name, start) => {
         stderr += String(chunk);
       });
       // The launch summary: Node is past its start, into the pre-flight that would wait 60 s.
-      await waitForText(child, ' INFO (nccl-run): ');
+      await waitForText(child, '"level":30');
       process.kill(child.pid as number, signal);
       const status = await exited(child);
       // At once: the pre-flight never got to its verdict.
