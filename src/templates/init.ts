@@ -71,8 +71,7 @@ export async function runInit(
   }
   const name = args.template as TemplateName;
   const range = args.portRange == null ? null : parsePortRange(args.portRange);
-  const text =
-    range === null ? templateText(name) : withPortRange(name, templateText(name), range);
+  const text = range === null ? templateText(name) : withPortRange(name, templateText(name), range);
   if (args.out === null) {
     await new Promise<void>((resolve, reject) =>
       stdout.write(text, (error) => (error ? reject(error) : resolve())),

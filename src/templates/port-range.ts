@@ -57,7 +57,7 @@ const WHERE: Record<TemplateName, RegExp | string> = {
   compose: COMPOSE_SYSCTL,
   docker: DOCKER_SYSCTL,
   slurm:
-    'a Slurm job runs in the nodes\' own network namespace: set net.ipv4.ip_local_port_range on the nodes (sysctl -w, or a file in /etc/sysctl.d)',
+    "a Slurm job runs in the nodes' own network namespace: set net.ipv4.ip_local_port_range on the nodes (sysctl -w, or a file in /etc/sysctl.d)",
   env: 'nccl-run reads no port range: it is a kernel setting of the network namespace, which the k8s, pytorchjob, lws, compose and docker templates write',
 };
 
@@ -83,6 +83,7 @@ export function withPortRange(template: TemplateName, text: string, range: PortR
     ].join('\n');
   });
   // Only a template edited out of step with this file gets here.
-  if (found === 0) throw new Error(`the ${template} template has no port-range setting to switch on`);
+  if (found === 0)
+    throw new Error(`the ${template} template has no port-range setting to switch on`);
   return written;
 }

@@ -5,7 +5,9 @@ import type { SplitArgv } from '../split-argv.js';
 export async function initCommand({ commandArgs, torchrun, flags }: SplitArgv): Promise<number> {
   const [extra] = [...commandArgs.slice(1), ...torchrun];
   if (extra !== undefined) {
-    throw new UsageError(`init: unexpected '${extra}'; init takes TEMPLATE [--out PATH] [--force] [--port-range LOW-HIGH]`);
+    throw new UsageError(
+      `init: unexpected '${extra}'; init takes TEMPLATE [--out PATH] [--force] [--port-range LOW-HIGH]`,
+    );
   }
   const { runInit } = await import('../../templates/init.js');
   return await runInit(
