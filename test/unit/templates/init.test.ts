@@ -175,7 +175,8 @@ describe('k8s', () => {
 
   it("has the torch-distributed runtime's shape: replicated Job `node`, its ancestor label, container `node`", () => {
     // kubeflow/trainer v2.3.0 manifests/base/runtimes/torch_distributed.yaml
-    expect(runtime.spec.mlPolicy.torch).toEqual({ numProcPerNode: 'auto' });
+    // Its torch.numProcPerNode: auto is gone from v2.3.0's CRD; the TrainJob's numProcPerNode says it.
+    expect(runtime.spec.mlPolicy.torch).toEqual({});
     const [replicated, ...more] = runtime.spec.template.spec.replicatedJobs;
     expect(more).toEqual([]);
     expect(replicated.name).toBe('node');
