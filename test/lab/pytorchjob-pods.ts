@@ -92,7 +92,12 @@ export function jobPod(
   for (const container of [...initContainers, ...spec.containers]) {
     if (container.env !== undefined) container.env = container.env.map((v) => resolved(v, full));
   }
-  return { name, replicaType, index, manifest: { apiVersion: 'v1', kind: 'Pod', metadata: full, spec } };
+  return {
+    name,
+    replicaType,
+    index,
+    manifest: { apiVersion: 'v1', kind: 'Pod', metadata: full, spec },
+  };
 }
 
 /**

@@ -123,7 +123,9 @@ export function expandTrainJob(
     throw new Error('this lab expands a fixed numProcPerNode');
   const envInjection = runtime.spec.mlPolicy.torch?.envInjection;
   if (release === 'v2.0.1' && envInjection !== undefined) {
-    throw new Error('Trainer v2.0.1 has no mlPolicy.torch.envInjection: its CRD rejects the runtime');
+    throw new Error(
+      'Trainer v2.0.1 has no mlPolicy.torch.envInjection: its CRD rejects the runtime',
+    );
   }
   const injected =
     envInjection?.targets
