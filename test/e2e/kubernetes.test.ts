@@ -99,6 +99,8 @@ const DATA_SUBNET = '198.18.2.0/24';
 /** The pod network's speed: slow enough to matter, fast enough for the control run. */
 const POD_NETWORK_RATE = '100mbit';
 const STATUS_KEY = 'k8s.v1.cni.cncf.io/network-status';
+/** The TrainJob's pods' ephemeral ports (`init k8s --port-range`), away from the kernel's default 32768-60999. */
+const TRAINJOB_PORTS = [40_000, 40_999] as const;
 
 /** Go's %q of a string with only printable ASCII: JSON's quoting, as kubelet's FormatMap writes it. */
 const goQuote = (text: string) => JSON.stringify(text);
@@ -130,13 +132,14 @@ tier(
         removeOnSignal.set(signal, handler);
         process.on(signal, handler);
       }
-      const template = async (name: string) => {
+      const template = async (name: string, ...flags: string[]) => {
         const out = join(work, `${name}.yaml`);
-        await execa(NCCL_RUN, ['init', name, '--out', out]);
+        await execa(NCCL_RUN, ['init', name, '--out', out, ...flags]);
         return readFileSync(out, 'utf8');
       };
       job = parsePyTorchJob(await template('pytorchjob'));
-      trainJob = parseTrainJob(await template('k8s'));
+      // Its pods' own net.ipv4.ip_local_port_range, as a firewall that opens only a range needs.
+      trainJob = parseTrainJob(await template('k8s', '--port-range', TRAINJOB_PORTS.join('-')));
       lws = parseLeaderWorkerSet(await template('lws'));
       const { spec } = (job.spec.pytorchReplicaSpecs.Master as { template: JobPod['manifest'] })
         .template;
@@ -168,14 +171,16 @@ tier(
      */
     async function initContainerFiles(inits: Container[]): Promise<string> {
       const [init] = inits as [Container];
-      const command = init.command as string[];
-      expect(command[0]).toBe('cp');
+      // The templates' pre-flight: sh -c 'cp FILE... DIR/ && exec tini -- nccl-run check "$@"'.
+      const script = (init.command as string[])[2] ?? '';
+      const copy = /^cp ((?:\S+ )+)\S+\/ && /.exec(script);
+      expect(copy, `the init container copies with cp: ${script}`).not.toBeNull();
+      const files = (copy?.[1] ?? '').trim().split(' ');
       const folder = join(work, 'init-volume');
       mkdirSync(folder);
       const { stdout: id } = await podman(['create', init.image as string]);
       try {
-        for (const file of command.slice(1, -1))
-          await podman(['cp', `${String(id).trim()}:${file}`, folder]);
+        for (const file of files) await podman(['cp', `${String(id).trim()}:${file}`, folder]);
       } finally {
         await podman(['rm', String(id).trim()]);
       }
@@ -189,8 +194,14 @@ tier(
       if (kind === 'trainjob') {
         const labJob = structuredClone(trainJob as NonNullable<typeof trainJob>);
         labJob.job.spec.trainer.numProcPerNode = 2;
-        labJob.job.spec.trainer.numNodes = workers + 1;
-        return expandTrainJob(labJob);
+        // As the template says: the runtime's mlPolicy.numNodes and the pre-flight's PET_NNODES together.
+        labJob.runtime.spec.mlPolicy.numNodes = workers + 1;
+        const pod =
+          labJob.runtime.spec.template.spec.replicatedJobs[0]?.template.spec.template.spec;
+        for (const variable of pod?.initContainers?.[0]?.env ?? [])
+          if (variable.name === 'PET_NNODES') variable.value = String(workers + 1);
+        // Trainer v2.0.1's pods: nothing of the torch plugin's reaches the pre-flight.
+        return expandTrainJob(labJob, 'v2.0.1');
       }
       if (kind === 'lws') {
         const labLws = structuredClone(lws as LeaderWorkerSet);
@@ -756,6 +767,10 @@ tier(
       );
       for (const [pod, log] of job.preflightLogs) {
         expect(log).toContain(`verify peers: passed over net1 (${job.addresses.get(pod)?.data})`);
+        // The pod's securityContext.sysctls took: the range check reads in the pod is --port-range's.
+        expect(log).toContain(
+          `ephemeral ports ${TRAINJOB_PORTS.join('-')} (net.ipv4.ip_local_port_range`,
+        );
       }
       expect(job.statuses).toEqual([0, 0]);
       expect(job.reports.map((report) => report.trained).sort()).toEqual([0, 1, 2, 3]);
@@ -816,6 +831,12 @@ tier(
           expect(log).toMatch(
             /ERROR \(nccl-run\): verification failed via net1 .*(timed out|unreachable)/,
           );
+          // The mesh's listeners are ephemeral: the ports the failure names lie in --port-range's range.
+          const ports = [...log.matchAll(/ at 198\.18\.\d+\.\d+:(\d+)/g)].map((m) => Number(m[1]));
+          console.log(`kubernetes tier, ${pod.name}'s failure names ports ${ports.join(', ')}`);
+          expect(ports.some((port) => port >= TRAINJOB_PORTS[0] && port <= TRAINJOB_PORTS[1])).toBe(
+            true,
+          );
           expect(await stateOf(pod.name)).toMatch(/^created /);
           expect(await logsOf(pod.name)).toBe('');
         }
@@ -854,6 +875,8 @@ tier(
       try {
         const job = await gloo('secret', {
           before: `${secret}---\n`,
+          // The template's pre-flight too: the operator gives it none of its variables, the labels do.
+          initContainers: true,
           edit: (container) => {
             const args = container.args as string[];
             args.splice(args.indexOf('master'), 1, 'peers');
@@ -877,6 +900,9 @@ tier(
         expect(job.bytes.data).toBeGreaterThan(ALLREDUCE_FLOOR);
         expect(job.bytes.pod).toBeLessThan(CONTROL_CEILING);
         expectMultusPick(job.logs, job.addresses);
+        for (const [pod, log] of job.preflightLogs) {
+          expect(log).toContain(`verify local: passed over net1 (${job.addresses.get(pod)?.data})`);
+        }
         for (const [pod, log] of job.logs) {
           expect(log).toContain(
             "probe membership: every node proves the job's shared secret (/etc/probe-secret/secret)",
