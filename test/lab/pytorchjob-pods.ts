@@ -16,6 +16,12 @@
  *   PET_NPROC_PER_NODE             spec.nprocPerNode, when set
  *   PET_NNODES                     all replicas (no elasticPolicy)
  *
+ * Init containers get none of it (setPodEnv: containers only; still so at
+ * v1.9.4); the template's pre-flight reads the labels below instead. On
+ * Worker pods the operator appends its own init container, init-pytorch,
+ * an nslookup loop for the master's name (initcontainer.go), which the lab
+ * leaves out: podman's DNS answers the master's pod name as soon as it runs.
+ *
  * The operator also makes a headless Service per pod, of the pod's name;
  * podman's DNS (aardvark-dns on the pod network) answers pod names, which
  * stands in for it. A replica's restartPolicy becomes the pod's. What a lab

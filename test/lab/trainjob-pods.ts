@@ -11,6 +11,9 @@
  *     PET_MASTER_ADDR=<trainjob>-node-0-0.<trainjob>  PET_MASTER_PORT=29500
  *   and, for each container envInjection names (init containers included),
  *   the same five; resourcesPerNode becomes the node container's resources.
+ *   At v2.0.1 torch.go gives the container `node` the same and nothing else:
+ *   no init container gets any of it, and the CRD has no envInjection
+ *   (`expandTrainJob(docs, 'v2.0.1')` plays that release).
  * - kubernetes-sigs/jobset v0.12.0 pkg/controllers/jobset_controller.go
  *   `constructJob`: the Job `<jobset>-<replicatedJob>-<jobIndex>` (JobSet
  *   named as the TrainJob), labels jobset.sigs.k8s.io/*, subdomain
