@@ -90,7 +90,15 @@ export function crdCheck(file: string, version: string): CrdCheck {
   const served = crd.spec.versions.find((v) => v.name === version && v.served);
   if (served === undefined) throw new Error(`${file} serves no version ${version}`);
   const root = served.schema.openAPIV3Schema;
-  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, formats: FORMATS });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    formats: FORMATS,
+    // ajv's code optimiser costs more than it saves on schemas this size: the LWS v0.10.0
+    // CRD compiled in 5.3 s with it, 2.2 s without (measured here).
+    code: { optimize: false },
+  });
   ajv.addVocabulary(KUBERNETES_KEYWORDS);
   const schema = prunedStrictly(root);
   // The document's metadata is ObjectMeta, which the API server checks itself.
