@@ -454,6 +454,13 @@ export const COMMAND_FLAGS = {
     shownDefault: 'stdout',
     commands: ['init'],
   },
+  'port-range': {
+    type: 'string',
+    group: 'Launch',
+    describe:
+      'Write net.ipv4.ip_local_port_range LOW-HIGH into the template: the ports NCCL and Gloo listen on',
+    commands: ['init'],
+  },
 } as const satisfies Record<string, Omit<OptionSpec, 'schema' | 'default'>>;
 
 export type OptionName = keyof typeof OPTIONS;
