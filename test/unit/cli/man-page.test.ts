@@ -39,7 +39,9 @@ describe('manPage', () => {
   it('has the command flags, which have no NCCL_RUN_ name', () => {
     const options = section('OPTIONS');
     for (const [name, spec] of Object.entries(COMMAND_FLAGS)) {
-      expect(options).toMatch(new RegExp(`^\\\\-\\\\-${name}\\b`, 'm'));
+      expect(options).toMatch(
+        new RegExp(`^\\\\-\\\\-${roffText(name).replaceAll('\\', '\\\\')}([ ,]|$)`, 'm'),
+      );
       expect(options).toContain(roffText(spec.describe));
       expect(options).not.toContain(roffText(envNameOf(name)));
     }
