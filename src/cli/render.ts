@@ -59,9 +59,17 @@ function sectionsJson(sections: Sections) {
       library: sections.stack.nccl.library,
       rules: sections.nccl.rules,
       pick: sections.nccl.pick,
+      devices: sections.nccl.devices,
       unseen: sections.nccl.unseen,
     },
-    unmanaged: sections.unmanaged,
+    unmanaged: {
+      // unmanaged.nccl: the bootstrap's pick, with the socket transport's devices beside it.
+      nccl:
+        sections.unmanaged.nccl === null
+          ? null
+          : { ...sections.unmanaged.nccl, devices: sections.unmanaged.ncclDevices },
+      gloo: sections.unmanaged.gloo,
+    },
     transport: transportJson(sections.transport),
     readiness: sections.readiness.findings,
   };
@@ -202,8 +210,10 @@ function sectionLines(sections: Sections, rdma: Plan['facts']['rdma']): string[]
   return [
     `Torch      ${torchLine(sections.stack.torch)}`,
     `NCCL       ${ncclLine(sections.nccl)}`,
+    ...devicesLine(sections.nccl.devices),
     ...sections.nccl.unseen.map((note) => `           may read what nccl-run cannot see: ${note}`),
     `Unmanaged  with nothing set, NCCL would bind ${unmanagedText(sections.unmanaged.nccl)} and Gloo ${unmanagedText(sections.unmanaged.gloo)}`,
+    ...devicesLine(sections.unmanaged.ncclDevices),
     ...transportLines(sections.transport, rdma),
   ];
 }
@@ -310,6 +320,14 @@ function torchLine(torch: Plan['stack']['torch']): string {
 function ncclLine(nccl: Plan['nccl']): string {
   const { version, source, rules, pick } = nccl;
   return `${version ?? 'version unknown'} (${source}), rules ${rules}: with these variables it binds ${bindText(pick)}`;
+}
+
+/** The socket transport's devices as NCCL logs them (`NET/Socket : Using [0]eth0:... [1]...`). */
+function devicesLine(devices: readonly NcclBind[]): string[] {
+  const listed = devices.map((device, index) => `[${index}]${device.interface} ${device.address}`);
+  return [
+    `           data-plane devices (NET/Socket): ${listed.length === 0 ? 'none' : listed.join(' ')}`,
+  ];
 }
 
 function bindText(bind: NcclBind | null): string {

@@ -64,11 +64,13 @@ export interface Plan {
     source: string;
     rules: NcclRules;
     pick: NcclBind | null;
+    /** The socket transport's devices, in NCCL's index order; the first is the bootstrap's pick. */
+    devices: NcclBind[];
     /** What NCCL may read that nccl-run cannot see (nccl/unseen-settings.ts). */
     unseen: string[];
   };
   /** What NCCL and Gloo would bind if nccl-run set nothing (SPEC "Outputs"). */
-  unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
+  unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null; ncclDevices: NcclBind[] };
   /** The data plane NCCL will use, and --require-transport's verdict (SPEC "RDMA transport"). */
   transport: Transport;
   /** What the job needs from this node, checked (SPEC "Readiness"). */
@@ -128,7 +130,7 @@ export function derive(
     origin: settings.originOf,
   });
   const childEnv = { ...settings.env, ...exported.set };
-  const { sections, settingWarnings, bindWarning } = dataPath(
+  const { sections, settingWarnings, deviceWarnings, bindWarning } = dataPath(
     inputs,
     decision,
     node,
@@ -149,6 +151,7 @@ export function derive(
         ...(inputs.unknownTorch === null ? [] : [inputs.unknownTorch]),
         ...settingWarnings,
         ...exported.warnings,
+        ...deviceWarnings,
         ...sectionWarnings(sections),
         ...(bindWarning === null ? [] : [bindWarning]),
       ],
@@ -177,7 +180,7 @@ export function deriveSections(
   node: NodeReadiness,
   settled: Settled,
 ): Sections & { warnings: string[] } {
-  const { sections, settingWarnings, bindWarning } = dataPath(
+  const { sections, settingWarnings, deviceWarnings, bindWarning } = dataPath(
     inputs,
     decision,
     node,
@@ -190,6 +193,7 @@ export function deriveSections(
       ...inputs.stack.warnings,
       ...(inputs.unknownTorch === null ? [] : [inputs.unknownTorch]),
       ...settingWarnings,
+      ...deviceWarnings,
       ...sectionWarnings(sections),
       ...(bindWarning === null ? [] : [bindWarning]),
     ],
@@ -203,7 +207,12 @@ function dataPath(
   node: NodeReadiness,
   settled: Settled,
   childEnv: Readonly<Record<string, string>>,
-): { sections: Sections; settingWarnings: string[]; bindWarning: string | null } {
+): {
+  sections: Sections;
+  settingWarnings: string[];
+  deviceWarnings: string[];
+  bindWarning: string | null;
+} {
   const { options } = settled;
   const { job, host, context, settings, stack } = inputs;
   const { facts, routesToMaster } = host;
@@ -261,6 +270,7 @@ function dataPath(
         source: stack.nccl.source,
         rules: context.ncclRules,
         pick: picture.pick,
+        devices: picture.devices,
         unseen,
       },
       unmanaged: picture.unmanaged,
@@ -268,6 +278,7 @@ function dataPath(
       readiness,
     },
     settingWarnings: picture.settingWarnings,
+    deviceWarnings: picture.deviceWarnings,
     bindWarning: picture.bindWarning,
   };
 }

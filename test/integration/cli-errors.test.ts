@@ -354,9 +354,14 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
       expect(report.trace.length).toBeGreaterThan(0);
       expect(report.interfaces.map((i: { name: string }) => i.name)).toContain('docker0');
       // With nothing set NCCL takes eno1 (docker* is its own default exclude), Gloo the hostname's lo.
-      expect(report.unmanaged).toEqual({
+      expect(report.unmanaged).toMatchObject({
         nccl: { interface: 'eno1', address: '198.18.4.21' },
         gloo: { interface: 'lo', address: '127.0.0.1' },
+      });
+      // The socket transport's devices: the bootstrap's eno1 first (issue 42).
+      expect(report.unmanaged.nccl.devices[0]).toEqual({
+        interface: 'eno1',
+        address: '198.18.4.21',
       });
       expect(report.nccl).toMatchObject({
         version: '2.22.3',
