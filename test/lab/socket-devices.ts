@@ -13,7 +13,7 @@
 import { execa } from 'execa';
 import type { Lab } from './netns.js';
 
-const SCRIPT = String.raw`
+const SCRIPT = `
 import ctypes, ctypes.util, json, socket, sys
 env, skips_not_running = json.loads(sys.argv[1]), sys.argv[2] == '1'
 class sockaddr(ctypes.Structure):
