@@ -316,7 +316,7 @@ function torchLine(torch: Plan['stack']['torch']): string {
   return `${version} (${torch.source})${through}${entry}`;
 }
 
-/** "2.22.3 (NCCL_VERSION), rules 2.19-2.27: binds eth1 198.18.2.5 with these variables" */
+/** "2.22.3 (NCCL_VERSION), rules 2.18-2.27: binds eth1 198.18.2.5 with these variables" */
 function ncclLine(nccl: Plan['nccl']): string {
   const { version, source, rules, pick } = nccl;
   return `${version ?? 'version unknown'} (${source}), rules ${rules}: with these variables it binds ${bindText(pick)}`;

@@ -130,7 +130,7 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
  * is netif_oper_up(), so a link whose sysfs operstate (DOWN whenever the link
  * is not IFF_UP, net-sysfs.c operstate_show) is neither up nor unknown may
  * hold addresses only `ip` sees: the down data NIC that holds the master's
- * subnet, or what NCCL 2.19-2.27 walks. A running link Node lacks holds no
+ * subnet, or what NCCL 2.18-2.27 walks. A running link Node lacks holds no
  * address (a bridge port, a bond member), and asks nothing; nor does a down
  * link that /proc shows holding none (an ifb, a spare NIC): an IPv6 address
  * on it, or an IPv4 address with a local route that Node does not list, asks.

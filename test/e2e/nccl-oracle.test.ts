@@ -46,7 +46,7 @@ const STACKS: {
   {
     suite: 'trixie',
     nccl: '2.22.3',
-    rules: '2.19-2.27',
+    rules: '2.18-2.27',
     // Debian 13's x86_64-linux-gnu.conf lists /lib/x86_64-linux-gnu (merged /usr) first.
     library: '/lib/x86_64-linux-gnu/libnccl.so.2.22.3',
     torch: '2.6.0+debian',

@@ -365,7 +365,7 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
       });
       expect(report.nccl).toMatchObject({
         version: '2.22.3',
-        rules: '2.19-2.27',
+        rules: '2.18-2.27',
         pick: { interface: 'eno1', address: '198.18.4.21' },
       });
       expect(report.torch.source).toEqual(expect.any(String));

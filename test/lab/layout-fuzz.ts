@@ -264,7 +264,7 @@ export function generateLayout(seed: number, index: number): FuzzLayout {
   if (master.includes(':') && chance(rng, 0.6)) {
     kept.push({ NCCL_SOCKET_IFNAME: pick(rng, ['e', 'i', 'b', '^']) });
   }
-  // A NIC that is down first in kernel order (2.19-2.27 take its IPv4 address; 2.28 skip it).
+  // A NIC that is down first in kernel order (2.18-2.27 take its IPv4 address; 2.28 skip it).
   if (chance(rng, 0.25)) {
     const name = ['eno2', 'eth2', 'ens2f0'].find((candidate) => !used.has(candidate)) as string;
     const net = nets.pop() as number;

@@ -11,7 +11,7 @@ import { loadFacts, makeContext } from '../../fixtures/facts/facts-fixtures.js';
 const facts = loadFacts('lab-mgmt-first');
 const context = makeContext({
   master: { host: 'master', addresses: ['198.18.2.1'] },
-  ncclRules: '2.19-2.27',
+  ncclRules: '2.18-2.27',
 });
 const decision = runChain(DEFAULT_CHAIN, facts, context);
 const OURS = { NCCL_SOCKET_IFNAME: '=eth1', NCCL_SOCKET_FAMILY: 'AF_INET' };

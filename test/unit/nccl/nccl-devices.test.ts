@@ -52,7 +52,7 @@ describe('ncclDevices', () => {
     expect(names(ncclDevices(bond, { ...none, ...settings }, '2.28+'))).toEqual(expected);
   });
 
-  it.each(['2.19-2.27', '2.28+'])('the first device is the bootstrap pick (%s)', (rules) => {
+  it.each(['2.18-2.27', '2.28+'])('the first device is the bootstrap pick (%s)', (rules) => {
     for (const ifname of [null, 'bond0', '^bond0.2973', 'b', '=bond0.2973.1', 'eth']) {
       for (const family of [null, 'AF_INET6']) {
         const settings = { ...none, ifname, family };
@@ -97,7 +97,7 @@ describe('ncclDevices', () => {
     ).toEqual(['bond0 198.18.42.7']);
   });
 
-  it('2.28+ skip interfaces without IFF_RUNNING; 2.19-2.27 list them', () => {
+  it('2.28+ skip interfaces without IFF_RUNNING; 2.18-2.27 list them', () => {
     const down: HostFacts = {
       ...bond,
       interfaces: bond.interfaces.map((iface) =>
@@ -107,7 +107,7 @@ describe('ncclDevices', () => {
     expect(names(ncclDevices(down, { ...none, ifname: 'bond0' }, '2.28+'))).not.toContain(
       'bond0.2973 198.19.106.189',
     );
-    expect(names(ncclDevices(down, { ...none, ifname: 'bond0' }, '2.19-2.27'))).toContain(
+    expect(names(ncclDevices(down, { ...none, ifname: 'bond0' }, '2.18-2.27'))).toContain(
       'bond0.2973 198.19.106.189',
     );
   });
