@@ -7,6 +7,7 @@
  */
 import { decideVariables, type Variables } from '../env/decide-variables.js';
 import { ncclPicture } from '../env/nccl-picture.js';
+import { vpnWarning } from '../env/vpn-warning.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { NcclBind, NcclRules } from '../nccl/nccl-pick.js';
@@ -150,6 +151,7 @@ export function derive(
         ...stack.warnings,
         ...(inputs.unknownTorch === null ? [] : [inputs.unknownTorch]),
         ...settingWarnings,
+        ...nonNull(vpnWarning(facts, decision, context)),
         ...exported.warnings,
         ...deviceWarnings,
         ...sectionWarnings(sections),
@@ -281,6 +283,10 @@ function dataPath(
     deviceWarnings: picture.deviceWarnings,
     bindWarning: picture.bindWarning,
   };
+}
+
+function nonNull(warning: string | null): string[] {
+  return warning === null ? [] : [warning];
 }
 
 /** The data plane's warnings, then what NCCL may read unseen. */

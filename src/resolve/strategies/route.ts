@@ -13,7 +13,7 @@ import {
   isLoopbackAddress,
   sameAddress,
 } from '../../host/ip-address.js';
-import { predicate, rejection } from '../candidates.js';
+import { predicate, reachContext, rejection } from '../candidates.js';
 import type { Strategy } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
 import { usableAddresses } from '../usable.js';
@@ -46,7 +46,7 @@ export const route: Strategy = (facts, context) => {
     return { outcome: 'skipped', reason };
   }
   const at = answer.type === 'local' ? `${how}, on ${iface.name}` : `${how} via ${iface.name}`;
-  const why = rejection(iface, context);
+  const why = rejection(iface, reachContext(context));
   // SPEC: the interface that reaches the master but must be rejected is fatal,
   // never a fall-through to `speed` (a loopback master is not that case).
   if (why !== null && !isLoopbackAddress(destination)) {
