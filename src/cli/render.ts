@@ -117,7 +117,11 @@ export function checkJson(plan: Plan, report: VerifyReport | null) {
     ...shown,
     // A node refused as not ready has failed its check, whatever the network said.
     ok: shown.ok && plan.readiness.refused === null,
-    warnings: [...plan.variables.warnings, ...shown.warnings],
+    // The route warning is the plan's too (plan/derive.ts): once.
+    warnings: [
+      ...plan.variables.warnings,
+      ...shown.warnings.filter((w) => !plan.variables.warnings.includes(w)),
+    ],
     readiness: plan.readiness.findings,
   };
 }

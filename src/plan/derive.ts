@@ -8,6 +8,7 @@
 import { decideVariables, type Variables } from '../env/decide-variables.js';
 import { ncclPicture } from '../env/nccl-picture.js';
 import { vpnWarning } from '../env/vpn-warning.js';
+import { routeWarnings } from '../verify/check-local.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { NcclBind, NcclRules } from '../nccl/nccl-pick.js';
@@ -156,6 +157,8 @@ export function derive(
         ...deviceWarnings,
         ...sectionWarnings(sections),
         ...(bindWarning === null ? [] : [bindWarning]),
+        // --verify local's route warning (verify/check-local.ts), explain's too.
+        ...routeWarnings(facts, decision, routesToMaster),
       ],
     },
     keptFrom: Object.fromEntries(
