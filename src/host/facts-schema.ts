@@ -124,6 +124,8 @@ const rdmaPortSchema = z.object({
   gids: z.array(gidEntrySchema),
 });
 
+export const containerSchema = z.enum(['docker', 'podman']);
+
 export const rdmaFactsSchema = z.object({
   devices: z.array(
     z.object({
@@ -141,4 +143,5 @@ export const hostFactsSchema = z.object({
   interfaces: z.array(interfaceFactsSchema),
   routes: z.array(routeEntrySchema),
   rdma: z.optional(rdmaFactsSchema),
+  container: z.optional(z.nullable(containerSchema)),
 }) satisfies z.ZodMiniType<HostFacts>;

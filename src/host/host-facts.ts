@@ -127,7 +127,15 @@ export interface HostFacts {
   routes: RouteEntry[];
   /** Absent from snapshots taken before nccl-run read RDMA devices: then none are known. */
   rdma?: RdmaFacts;
+  /**
+   * The container engine this host is a container of, by the file it leaves
+   * (Docker's /.dockerenv, podman's /run/.containerenv); null on a host;
+   * absent from older snapshots (then unknown).
+   */
+  container?: ContainerEngine | null;
 }
+
+export type ContainerEngine = 'docker' | 'podman';
 
 /** The kernel's answer to "how do I reach this address". */
 export interface RouteAnswer {

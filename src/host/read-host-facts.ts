@@ -21,8 +21,9 @@
  * Node lists them (libuv's getifaddrs walk), then those only ip knows (a link
  * that is not running), in ip's order, which is the same netlink dump.
  */
+import { existsSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
-import type { HostFacts, InterfaceAddress, InterfaceFacts } from './host-facts.js';
+import type { ContainerEngine, HostFacts, InterfaceAddress, InterfaceFacts } from './host-facts.js';
 import { interfaceKind } from './interface-kind.js';
 import { sameAddress } from './ip-address.js';
 import { type IpLink, parseIpAddrShow } from './ip-links.js';
@@ -46,6 +47,8 @@ export interface FactSources {
   procRoot: string;
   /** Where devtmpfs is mounted (for /dev/infiniband); '/dev' when not given. */
   devRoot?: string;
+  /** The root file system, for the container engines' marker files; '' (this host's) when not given. */
+  fsRoot?: string;
   /**
    * When to ask iproute2 for `ip -d addr show`: where sysfs shows a link whose
    * addresses Node cannot list (addressesHiddenFromNode), always, or never (sysfs, /proc
@@ -92,6 +95,7 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
   const routes = readProcRouteTable(sources.procRoot);
   const rdma = readRdmaDevices(sources.sysRoot, readVerbsDevices(sources.sysRoot));
   const deviceFiles = readDeviceFiles(sources.devRoot ?? '/dev');
+  const container = containerEngine(sources.fsRoot ?? '');
   const ipLinks = await pending;
   const osAddresses = addressesFromOs(sources.osInterfaces);
   const sysfsByName = new Map(sysfs.map((entry) => [entry.name, entry]));
@@ -121,7 +125,19 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
     interfaces,
     routes,
     rdma: { devices: rdma.devices, deviceFiles },
+    container,
   };
+}
+
+/**
+ * The engine whose container this is, by its marker file: Docker creates
+ * /.dockerenv in every container (moby daemon/initlayer), podman
+ * /run/.containerenv (containers/podman libpod/container_internal_linux.go).
+ */
+function containerEngine(fsRoot: string): ContainerEngine | null {
+  if (existsSync(`${fsRoot}/.dockerenv`)) return 'docker';
+  if (existsSync(`${fsRoot}/run/.containerenv`)) return 'podman';
+  return null;
 }
 
 /**

@@ -5,10 +5,11 @@
  * job's addresses), what NCCL and Gloo will bind, what NCCL may read that
  * nccl-run cannot see, and the data plane.
  */
+
+import { bridgeContainerWarning } from '../env/bridge-container.js';
 import { decideVariables, type Variables } from '../env/decide-variables.js';
 import { ncclPicture } from '../env/nccl-picture.js';
 import { vpnWarning } from '../env/vpn-warning.js';
-import { routeWarnings } from '../verify/check-local.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { NcclBind, NcclRules } from '../nccl/nccl-pick.js';
@@ -23,6 +24,7 @@ import type { TorchrunTable } from '../torch/torchrun-table.js';
 import { assessTransport, type Transport } from '../transport/assess-transport.js';
 import type { NetPluginSearch } from '../transport/find-net-plugin.js';
 import { requiredNcclNet } from '../transport/transport-requirement.js';
+import { routeWarnings } from '../verify/check-local.js';
 import type { HostAndNames, MasterInfo } from './host-and-names.js';
 import type { Stack } from './read-stack.js';
 import { assessReadiness, type Readiness, readinessNeeds } from './readiness-needs.js';
@@ -153,6 +155,7 @@ export function derive(
         ...(inputs.unknownTorch === null ? [] : [inputs.unknownTorch]),
         ...settingWarnings,
         ...nonNull(vpnWarning(facts, decision, context)),
+        ...nonNull(bridgeContainerWarning(facts, decision, context)),
         ...exported.warnings,
         ...deviceWarnings,
         ...sectionWarnings(sections),
