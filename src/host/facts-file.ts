@@ -32,6 +32,7 @@ const factsFileSchema = z.object({
   routes: z.optional(z.array(routeEntrySchema)),
   rdma: z.optional(rdmaFactsSchema),
   container: z.optional(z.nullable(containerSchema)),
+  unread: z.optional(z.array(z.string())),
 });
 
 /** Reads a facts snapshot (the `facts` of explain --json, or a bare HostFacts). */
@@ -52,13 +53,14 @@ export function readFactsFile(path: string): HostFacts {
   if (!parsed.success) {
     throw new ConfigError(`facts file ${path}: ${describeIssue(parsed.error.issues[0], json)}`);
   }
-  const { hostname, host, interfaces, routes, rdma, container } = parsed.data;
+  const { hostname, host, interfaces, routes, rdma, container, unread } = parsed.data;
   return {
     hostname: hostname ?? (typeof host === 'string' ? host : ''),
     interfaces,
     routes: routes ?? [],
     ...(rdma === undefined ? {} : { rdma }),
     ...(container === undefined ? {} : { container }),
+    ...(unread === undefined ? {} : { unread }),
   };
 }
 

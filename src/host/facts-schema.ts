@@ -144,4 +144,5 @@ export const hostFactsSchema = z.object({
   routes: z.array(routeEntrySchema),
   rdma: z.optional(rdmaFactsSchema),
   container: z.optional(z.nullable(containerSchema)),
+  unread: z.optional(z.array(z.string())),
 }) satisfies z.ZodMiniType<HostFacts>;

@@ -133,6 +133,8 @@ export interface HostFacts {
    * absent from older snapshots (then unknown).
    */
   container?: ContainerEngine | null;
+  /** What could not be read on this host (`/sys/class/net` in a bare chroot); absent when all was. */
+  unread?: string[];
 }
 
 export type ContainerEngine = 'docker' | 'podman';

@@ -96,6 +96,8 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
   const rdma = readRdmaDevices(sources.sysRoot, readVerbsDevices(sources.sysRoot));
   const deviceFiles = readDeviceFiles(sources.devRoot ?? '/dev');
   const container = containerEngine(sources.fsRoot ?? '');
+  // What could not be read, said rather than guessed (SPEC: a bare chroot has no /sys).
+  const unread = names.length === 0 ? [`${sources.sysRoot}/class/net`] : [];
   const ipLinks = await pending;
   const osAddresses = addressesFromOs(sources.osInterfaces);
   const sysfsByName = new Map(sysfs.map((entry) => [entry.name, entry]));
@@ -126,6 +128,7 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
     routes,
     rdma: { devices: rdma.devices, deviceFiles },
     container,
+    ...(unread.length === 0 ? {} : { unread }),
   };
 }
 
@@ -138,6 +141,18 @@ function containerEngine(fsRoot: string): ContainerEngine | null {
   if (existsSync(`${fsRoot}/.dockerenv`)) return 'docker';
   if (existsSync(`${fsRoot}/run/.containerenv`)) return 'podman';
   return null;
+}
+
+/**
+ * Without sysfs (a bare chroot) the ARPHRD type is unread: an interface
+ * holding 127.0.0.1 or ::1 is still the loopback it is, as the kernel gives
+ * those to loopback alone (net/ipv4/devinet.c, net/ipv6/addrconf.c).
+ */
+function loopbackBySight(sysfs: SysfsInterface, addresses: readonly InterfaceAddress[]): boolean {
+  return (
+    sysfs.signals.arphrdType === null &&
+    addresses.some((held) => held.address === '127.0.0.1' || held.address === '::1')
+  );
 }
 
 /**
@@ -190,11 +205,13 @@ function interfaceFacts(
     addresses: mergeAddresses(osAddresses, ipLink?.addresses ?? []),
     speedMbps: sysfs.speedMbps,
     mtu: sysfs.mtu,
-    kind: interfaceKind({
-      ...sysfs.signals,
-      linkKind: ipLink?.kind ?? null,
-      slaveKind: ipLink?.slaveKind ?? null,
-    }),
+    kind: loopbackBySight(sysfs, mergeAddresses(osAddresses, ipLink?.addresses ?? []))
+      ? 'loopback'
+      : interfaceKind({
+          ...sysfs.signals,
+          linkKind: ipLink?.kind ?? null,
+          slaveKind: ipLink?.slaveKind ?? null,
+        }),
     master: sysfs.master,
     rdma,
     ...(sysfs.vendor === null ? {} : { vendor: sysfs.vendor }),

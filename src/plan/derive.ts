@@ -156,6 +156,10 @@ export function derive(
         ...settingWarnings,
         ...nonNull(vpnWarning(facts, decision, context)),
         ...nonNull(bridgeContainerWarning(facts, decision, context)),
+        ...(facts.unread ?? []).map(
+          (path) =>
+            `${path} could not be read (no /sys here, as in a bare chroot): interface kinds, states, speeds and MTUs are unknown; an interface holding 127.0.0.1 or ::1 is taken as the loopback`,
+        ),
         ...exported.warnings,
         ...deviceWarnings,
         ...sectionWarnings(sections),

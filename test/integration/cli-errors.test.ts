@@ -378,7 +378,9 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
       'Unmanaged  with nothing set, NCCL would bind eno1 198.18.4.21 and Gloo lo 127.0.0.1',
     );
     expect(text.stdout).toMatch(/^NCCL {7}2\.22\.3 \(NCCL_VERSION\), rules 2\.18-2\.27/m);
-    expect(text.stdout).toMatch(/^ {11}data-plane devices \(NET\/Socket\): \[0\]eno1 198\.18\.4\.21/m);
+    expect(text.stdout).toMatch(
+      /^ {11}data-plane devices \(NET\/Socket\): \[0\]eno1 198\.18\.4\.21/m,
+    );
     expect(text.stdout).toMatch(/^Transport {2}socket/m);
     expect(text.stdout).toMatch(/^Readiness$/m);
     expect(text.stdout).toMatch(/Error {6}\(exit 69\) 172\.17\.0\.0\/16 on docker0/);

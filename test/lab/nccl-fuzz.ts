@@ -227,6 +227,12 @@ async function compareLayout(
 ): Promise<{ found: { comparison: Comparison; log: string }[]; plain: Explained }> {
   let plain: Explained | undefined;
   const out: { comparison: Comparison; log: string }[] = [];
+  const implied: {
+    setting: string;
+    env: Record<string, string>;
+    listed: Bind[] | undefined;
+    stderr: string;
+  }[] = [];
   const nccl = (env: Record<string, string>) =>
     ncclBootstrap(lab, host, stack.root, stack.nccl, env).then(
       (run) => ({ bind: run.bind as Bind | undefined, log: run.log }),
@@ -278,25 +284,31 @@ async function compareLayout(
       if (env.NCCL_COMM_ID !== undefined) continue;
       const first = listed === undefined ? undefined : (listed[0] ?? null);
       compare(setting, 'devices', show(first), real, explained.stderr);
-      const implied = await sourceDevices(
-        lab,
-        host,
-        env,
-        ncclBehaviour(stack.nccl).interfaceRules.skipsNotRunning,
-      );
-      compare(
-        setting,
-        'devices',
-        showList(listed),
-        { bind: undefined, list: showList(implied), log: JSON.stringify(env) },
-        explained.stderr,
-      );
+      implied.push({ setting, env, listed, stderr: explained.stderr });
     }
     // Where nccl-run decided and NCCL_SOCKET_IFNAME is its own, NCCL must bind the decision.
     if (explained.decision !== null && kept === null) {
       const { interface: name, address } = explained.decision;
       compare(setting, 'decision', `${name} ${address}`, withVariables, explained.stderr);
     }
+  }
+  // The whole lists against the source's walk over the host's getifaddrs: one python3 per layout and stack.
+  const skips = ncclBehaviour(stack.nccl).interfaceRules.skipsNotRunning;
+  const lists = await sourceDevices(
+    lab,
+    host,
+    implied.map((entry) => entry.env),
+    skips,
+  );
+  for (const [index, entry] of implied.entries()) {
+    const said = showList(lists[index]);
+    compare(
+      entry.setting,
+      'devices',
+      showList(entry.listed),
+      { bind: undefined, list: said, log: JSON.stringify(entry.env) },
+      entry.stderr,
+    );
   }
   return { found: out, plain: plain as Explained };
 }

@@ -15,7 +15,7 @@ import type { Lab } from './netns.js';
 
 const SCRIPT = `
 import ctypes, ctypes.util, json, socket, sys
-env, skips_not_running = json.loads(sys.argv[1]), sys.argv[2] == '1'
+envs, skips_not_running = json.loads(sys.argv[1]), sys.argv[2] == '1'
 class sockaddr(ctypes.Structure):
     _fields_ = [('family', ctypes.c_ushort), ('data', ctypes.c_ubyte * 26)]
 class ifaddrs(ctypes.Structure):
@@ -38,8 +38,7 @@ while node:
             entries.append((entry.name.decode(), family, socket.inet_ntop(family, raw[6:22]), entry.flags))
     node = entry.next
 IFF_RUNNING = 0x40
-forced = {'AF_INET': socket.AF_INET, 'AF_INET6': socket.AF_INET6}.get(env.get('NCCL_SOCKET_FAMILY'), -1)
-def find(prefix_list, max_ifs=16):
+def find(prefix_list, forced, max_ifs=16):
     search_not = prefix_list.startswith('^')
     if search_not: prefix_list = prefix_list[1:]
     exact = prefix_list.startswith('=')
@@ -57,16 +56,17 @@ def find(prefix_list, max_ifs=16):
         found.append((name, address))
         if len(found) == max_ifs: break
     return found
-ifname = env.get('NCCL_SOCKET_IFNAME')
-if ifname is not None and len(ifname) > 1:
-    devices = find(ifname)
-else:
+def devices(env):
+    forced = {'AF_INET': socket.AF_INET, 'AF_INET6': socket.AF_INET6}.get(env.get('NCCL_SOCKET_FAMILY'), -1)
+    ifname = env.get('NCCL_SOCKET_IFNAME')
+    if ifname is not None and len(ifname) > 1:
+        return find(ifname, forced)
     defaults = ['ib', '^docker,lo,virbr', 'docker', 'lo', 'virbr'] if skips_not_running else ['ib', '^docker,lo', 'docker', 'lo']
-    devices = []
     for prefix_list in defaults:
-        devices = find(prefix_list)
-        if devices: break
-print(json.dumps([{'interface': name, 'address': address} for name, address in devices]))
+        found = find(prefix_list, forced)
+        if found: return found
+    return []
+print(json.dumps([[{'interface': name, 'address': address} for name, address in devices(env)] for env in envs]))
 `;
 
 export interface SocketDevice {
@@ -75,16 +75,17 @@ export interface SocketDevice {
 }
 
 /**
- * The devices the source implies on `host` under `env` (NCCL_SOCKET_IFNAME,
- * NCCL_SOCKET_FAMILY; not NCCL_COMM_ID, whose step it does not transcribe),
- * for a release that skips interfaces without IFF_RUNNING or not.
+ * The devices the source implies on `host` under each of `envs`
+ * (NCCL_SOCKET_IFNAME, NCCL_SOCKET_FAMILY; not NCCL_COMM_ID, whose step it
+ * does not transcribe), for a release that skips interfaces without
+ * IFF_RUNNING or not; one python3 for them all.
  */
 export async function sourceDevices(
   lab: Pick<Lab, 'ns'>,
   host: string,
-  env: Readonly<Record<string, string>>,
+  envs: readonly Readonly<Record<string, string>>[],
   skipsNotRunning: boolean,
-): Promise<SocketDevice[]> {
+): Promise<SocketDevice[][]> {
   const { stdout } = await execa('ip', [
     'netns',
     'exec',
@@ -92,8 +93,8 @@ export async function sourceDevices(
     'python3',
     '-c',
     SCRIPT,
-    JSON.stringify(env),
+    JSON.stringify(envs),
     skipsNotRunning ? '1' : '0',
   ]);
-  return JSON.parse(stdout) as SocketDevice[];
+  return JSON.parse(stdout) as SocketDevice[][];
 }

@@ -81,9 +81,11 @@ describe('route', () => {
       'the tailnet route leaves via a tunnel the user excluded',
       'tailscale-host',
       {
-        ...toMaster('ws-lab-1', ['100.90.1.2'], [
-          via('100.90.1.2', 'tailscale0', '100.101.102.103'),
-        ]),
+        ...toMaster(
+          'ws-lab-1',
+          ['100.90.1.2'],
+          [via('100.90.1.2', 'tailscale0', '100.101.102.103')],
+        ),
         excludes: buildExcludes(['tailscale'], false),
       },
       {
