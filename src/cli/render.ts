@@ -26,6 +26,10 @@ export function explainJson(plan: Plan) {
     interfaces: plan.facts.interfaces,
     routes: plan.facts.routes,
     rdma: plan.facts.rdma,
+    // The rest of what the decision read on this host, for a faithful --facts replay.
+    resolved: plan.facts.resolved,
+    container: plan.facts.container,
+    ...(plan.facts.unread === undefined ? {} : { unread: plan.facts.unread }),
     master: masterJson(plan.master),
     job: jobJson(plan.job),
     decision: decisionJson(decision),

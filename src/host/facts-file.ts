@@ -33,6 +33,7 @@ const factsFileSchema = z.object({
   rdma: z.optional(rdmaFactsSchema),
   container: z.optional(z.nullable(containerSchema)),
   unread: z.optional(z.array(z.string())),
+  resolved: z.optional(z.record(z.string(), z.array(z.string()))),
 });
 
 /** Reads a facts snapshot (the `facts` of explain --json, or a bare HostFacts). */
@@ -53,7 +54,7 @@ export function readFactsFile(path: string): HostFacts {
   if (!parsed.success) {
     throw new ConfigError(`facts file ${path}: ${describeIssue(parsed.error.issues[0], json)}`);
   }
-  const { hostname, host, interfaces, routes, rdma, container, unread } = parsed.data;
+  const { hostname, host, interfaces, routes, rdma, container, unread, resolved } = parsed.data;
   return {
     hostname: hostname ?? (typeof host === 'string' ? host : ''),
     interfaces,
@@ -61,6 +62,7 @@ export function readFactsFile(path: string): HostFacts {
     ...(rdma === undefined ? {} : { rdma }),
     ...(container === undefined ? {} : { container }),
     ...(unread === undefined ? {} : { unread }),
+    ...(resolved === undefined ? {} : { resolved }),
   };
 }
 

@@ -145,4 +145,5 @@ export const hostFactsSchema = z.object({
   rdma: z.optional(rdmaFactsSchema),
   container: z.optional(z.nullable(containerSchema)),
   unread: z.optional(z.array(z.string())),
+  resolved: z.optional(z.record(z.string(), z.array(z.string()))),
 }) satisfies z.ZodMiniType<HostFacts>;
