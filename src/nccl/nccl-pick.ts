@@ -180,9 +180,15 @@ interface WalkEntry {
   address: InterfaceAddress;
 }
 
+/** One walk per facts: the bootstrap's and the transport's, managed and unmanaged, share it. */
+const walks = new WeakMap<HostFacts, WalkEntry[]>();
+
 /** getifaddrs' address entries: every IPv4 address of every interface, then every IPv6 one. */
 function walk(facts: HostFacts): WalkEntry[] {
+  const known = walks.get(facts);
+  if (known !== undefined) return known;
   const entries: WalkEntry[] = [];
+  walks.set(facts, entries);
   for (const family of ['ipv4', 'ipv6'] as const) {
     for (const iface of facts.interfaces) {
       for (const address of iface.addresses) {
