@@ -27,6 +27,10 @@ export function explainJson(plan: Plan) {
     routes: plan.facts.routes,
     rdma: plan.facts.rdma,
     portRange: plan.facts.portRange ?? null,
+    // The rest of what the decision read on this host, for a faithful --facts replay.
+    resolved: plan.facts.resolved,
+    container: plan.facts.container,
+    ...(plan.facts.unread === undefined ? {} : { unread: plan.facts.unread }),
     master: masterJson(plan.master),
     job: jobJson(plan.job),
     decision: decisionJson(decision),
@@ -60,9 +64,17 @@ function sectionsJson(sections: Sections) {
       library: sections.stack.nccl.library,
       rules: sections.nccl.rules,
       pick: sections.nccl.pick,
+      devices: sections.nccl.devices,
       unseen: sections.nccl.unseen,
     },
-    unmanaged: sections.unmanaged,
+    unmanaged: {
+      // unmanaged.nccl: the bootstrap's pick, with the socket transport's devices beside it.
+      nccl:
+        sections.unmanaged.nccl === null
+          ? null
+          : { ...sections.unmanaged.nccl, devices: sections.unmanaged.ncclDevices },
+      gloo: sections.unmanaged.gloo,
+    },
     transport: transportJson(sections.transport),
     readiness: sections.readiness.findings,
   };
@@ -110,7 +122,11 @@ export function checkJson(plan: Plan, report: VerifyReport | null) {
     ...shown,
     // A node refused as not ready has failed its check, whatever the network said.
     ok: shown.ok && plan.readiness.refused === null,
-    warnings: [...plan.variables.warnings, ...shown.warnings],
+    // The route warning is the plan's too (plan/derive.ts): once.
+    warnings: [
+      ...plan.variables.warnings,
+      ...shown.warnings.filter((w) => !plan.variables.warnings.includes(w)),
+    ],
     readiness: plan.readiness.findings,
     portRange: plan.facts.portRange ?? null,
   };
@@ -217,8 +233,10 @@ function sectionLines(sections: Sections, rdma: Plan['facts']['rdma']): string[]
   return [
     `Torch      ${torchLine(sections.stack.torch)}`,
     `NCCL       ${ncclLine(sections.nccl)}`,
+    ...devicesLine(sections.nccl.devices),
     ...sections.nccl.unseen.map((note) => `           may read what nccl-run cannot see: ${note}`),
     `Unmanaged  with nothing set, NCCL would bind ${unmanagedText(sections.unmanaged.nccl)} and Gloo ${unmanagedText(sections.unmanaged.gloo)}`,
+    ...devicesLine(sections.unmanaged.ncclDevices),
     ...transportLines(sections.transport, rdma),
   ];
 }
@@ -322,10 +340,18 @@ function torchLine(torch: Plan['stack']['torch']): string {
   return `${version} (${torch.source})${through}${entry}`;
 }
 
-/** "2.22.3 (NCCL_VERSION), rules 2.19-2.27: binds eth1 198.18.2.5 with these variables" */
+/** "2.22.3 (NCCL_VERSION), rules 2.18-2.27: binds eth1 198.18.2.5 with these variables" */
 function ncclLine(nccl: Plan['nccl']): string {
   const { version, source, rules, pick } = nccl;
   return `${version ?? 'version unknown'} (${source}), rules ${rules}: with these variables it binds ${bindText(pick)}`;
+}
+
+/** The socket transport's devices as NCCL logs them (`NET/Socket : Using [0]eth0:... [1]...`). */
+function devicesLine(devices: readonly NcclBind[]): string[] {
+  const listed = devices.map((device, index) => `[${index}]${device.interface} ${device.address}`);
+  return [
+    `           data-plane devices (NET/Socket): ${listed.length === 0 ? 'none' : listed.join(' ')}`,
+  ];
 }
 
 function bindText(bind: NcclBind | null): string {

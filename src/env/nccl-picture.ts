@@ -7,11 +7,13 @@
 
 import type { HostFacts } from '../host/host-facts.js';
 import { ncclBehaviour } from '../nccl/behaviour.js';
-import { type NcclBind, ncclPick, ncclSettings } from '../nccl/nccl-pick.js';
+import { ncclHonoursIfname } from '../nccl/nccl-ifname.js';
+import { type NcclBind, ncclDevices, ncclPick, ncclSettings } from '../nccl/nccl-pick.js';
 import type { Origin } from '../origin.js';
 import type { Decision, ResolveContext } from '../resolve/decision.js';
 import { glooPick } from '../resolve/gloo-pick.js';
 import { reachMaster } from '../resolve/reach-master.js';
+import { dataPlaneWarnings } from './data-plane-warnings.js';
 import { userValue } from './exported-variables.js';
 import { bindAddressWarning, ncclSettingWarnings } from './nccl-pick-warnings.js';
 
@@ -37,7 +39,11 @@ export interface PictureInput {
 export interface Picture {
   /** What NCCL binds in the job. */
   pick: NcclBind | null;
-  unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
+  /** The socket transport's devices in the job, in NCCL's index order (nccl-pick.ts ncclDevices). */
+  devices: NcclBind[];
+  unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null; ncclDevices: NcclBind[] };
+  /** About the job's data-plane devices (data-plane-warnings.ts). */
+  deviceWarnings: string[];
   /** About the user's own settings (NCCL_COMM_ID, a kept NCCL_SOCKET_IFNAME): they come first. */
   settingWarnings: string[];
   /** About the host's address order: after the others. */
@@ -50,17 +56,27 @@ export function ncclPicture(input: PictureInput): Picture {
   const settings = ncclSettings(input.jobNcclEnv);
   const { commIdSubnetMatch } = ncclBehaviour(input.ncclVersion);
   const pick = ncclPick(facts, settings, rules, input.commIdAddress, commIdSubnetMatch);
+  const devices = ncclDevices(facts, settings, rules, input.commIdAddress, commIdSubnetMatch);
+  const userSettings = ncclSettings(input.userNcclEnv);
   const masters = context.master?.addresses ?? [];
+  const reach = reachMaster(facts, context);
   return {
     pick,
+    devices,
+    deviceWarnings: dataPlaneWarnings({
+      facts,
+      devices,
+      reaches: reach?.interface ?? null,
+      masterAddresses: masters,
+      keptIfname:
+        input.keptIfname !== null && ncclHonoursIfname(input.keptIfname.value)
+          ? input.keptIfname
+          : null,
+      singleNode: context.singleNode,
+    }),
     unmanaged: {
-      nccl: ncclPick(
-        facts,
-        ncclSettings(input.userNcclEnv),
-        rules,
-        input.commIdAddress,
-        commIdSubnetMatch,
-      ),
+      ncclDevices: ncclDevices(facts, userSettings, rules, input.commIdAddress, commIdSubnetMatch),
+      nccl: ncclPick(facts, userSettings, rules, input.commIdAddress, commIdSubnetMatch),
       gloo: glooPick(
         facts,
         userValue(input.userEnv, 'GLOO_SOCKET_IFNAME'),
@@ -71,7 +87,7 @@ export function ncclPicture(input: PictureInput): Picture {
       facts,
       settings,
       pick,
-      reach: reachMaster(facts, context),
+      reach,
       chosen: input.decision?.interface ?? null,
       keptIfname: input.keptIfname,
       commIdAddress: input.commIdAddress,

@@ -15,7 +15,12 @@ import { readFileSync } from 'node:fs';
 import * as z from 'zod/mini';
 import '../zod-english.js';
 import { ConfigError } from '../errors.js';
-import { interfaceFactsSchema, rdmaFactsSchema, routeEntrySchema } from './facts-schema.js';
+import {
+  containerSchema,
+  interfaceFactsSchema,
+  rdmaFactsSchema,
+  routeEntrySchema,
+} from './facts-schema.js';
 import type { HostFacts } from './host-facts.js';
 
 export { hostFactsSchema } from './facts-schema.js';
@@ -26,6 +31,9 @@ const factsFileSchema = z.object({
   interfaces: z.array(interfaceFactsSchema),
   routes: z.optional(z.array(routeEntrySchema)),
   rdma: z.optional(rdmaFactsSchema),
+  container: z.optional(z.nullable(containerSchema)),
+  unread: z.optional(z.array(z.string())),
+  resolved: z.optional(z.record(z.string(), z.array(z.string()))),
 });
 
 /** Reads a facts snapshot (the `facts` of explain --json, or a bare HostFacts). */
@@ -46,12 +54,15 @@ export function readFactsFile(path: string): HostFacts {
   if (!parsed.success) {
     throw new ConfigError(`facts file ${path}: ${describeIssue(parsed.error.issues[0], json)}`);
   }
-  const { hostname, host, interfaces, routes, rdma } = parsed.data;
+  const { hostname, host, interfaces, routes, rdma, container, unread, resolved } = parsed.data;
   return {
     hostname: hostname ?? (typeof host === 'string' ? host : ''),
     interfaces,
     routes: routes ?? [],
     ...(rdma === undefined ? {} : { rdma }),
+    ...(container === undefined ? {} : { container }),
+    ...(unread === undefined ? {} : { unread }),
+    ...(resolved === undefined ? {} : { resolved }),
   };
 }
 

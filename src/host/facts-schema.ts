@@ -124,6 +124,8 @@ const rdmaPortSchema = z.object({
   gids: z.array(gidEntrySchema),
 });
 
+export const containerSchema = z.enum(['docker', 'podman']);
+
 export const rdmaFactsSchema = z.object({
   devices: z.array(
     z.object({
@@ -147,4 +149,7 @@ export const hostFactsSchema = z.object({
       z.number().check(z.int(), z.gte(1), z.lte(65_535)),
     ]),
   ),
+  container: z.optional(z.nullable(containerSchema)),
+  unread: z.optional(z.array(z.string())),
+  resolved: z.optional(z.record(z.string(), z.array(z.string()))),
 }) satisfies z.ZodMiniType<HostFacts>;

@@ -133,7 +133,24 @@ export interface HostFacts {
    * unreadable, and from snapshots taken before nccl-run read it.
    */
   portRange?: [number, number];
+  /**
+   * The container engine this host is a container of, by the file it leaves
+   * (Docker's /.dockerenv, podman's /run/.containerenv); null on a host;
+   * absent from older snapshots (then unknown).
+   */
+  container?: ContainerEngine | null;
+  /**
+   * The names the decision resolved on this host (its hostname, the master,
+   * MASTER_ADDR, NCCL_COMM_ID's host), each to its addresses in getaddrinfo's
+   * order, as that host saw them: a `--facts` replay reads them from here,
+   * never from the machine it runs on. Absent from older snapshots.
+   */
+  resolved?: Record<string, string[]>;
+  /** What could not be read on this host (`/sys/class/net` in a bare chroot); absent when all was. */
+  unread?: string[];
 }
+
+export type ContainerEngine = 'docker' | 'podman';
 
 /** The kernel's answer to "how do I reach this address". */
 export interface RouteAnswer {

@@ -21,8 +21,9 @@
  * Node lists them (libuv's getifaddrs walk), then those only ip knows (a link
  * that is not running), in ip's order, which is the same netlink dump.
  */
+import { existsSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
-import type { HostFacts, InterfaceAddress, InterfaceFacts } from './host-facts.js';
+import type { ContainerEngine, HostFacts, InterfaceAddress, InterfaceFacts } from './host-facts.js';
 import { interfaceKind } from './interface-kind.js';
 import { sameAddress } from './ip-address.js';
 import { type IpLink, parseIpAddrShow } from './ip-links.js';
@@ -47,6 +48,8 @@ export interface FactSources {
   procRoot: string;
   /** Where devtmpfs is mounted (for /dev/infiniband); '/dev' when not given. */
   devRoot?: string;
+  /** The root file system, for the container engines' marker files; '' (this host's) when not given. */
+  fsRoot?: string;
   /**
    * When to ask iproute2 for `ip -d addr show`: where sysfs shows a link whose
    * addresses Node cannot list (addressesHiddenFromNode), always, or never (sysfs, /proc
@@ -93,6 +96,9 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
   const routes = readProcRouteTable(sources.procRoot);
   const rdma = readRdmaDevices(sources.sysRoot, readVerbsDevices(sources.sysRoot));
   const deviceFiles = readDeviceFiles(sources.devRoot ?? '/dev');
+  const container = containerEngine(sources.fsRoot ?? '');
+  // What could not be read, said rather than guessed (SPEC: a bare chroot has no /sys).
+  const unread = names.length === 0 ? [`${sources.sysRoot}/class/net`] : [];
   const ipLinks = await pending;
   const osAddresses = addressesFromOs(sources.osInterfaces);
   const sysfsByName = new Map(sysfs.map((entry) => [entry.name, entry]));
@@ -123,6 +129,8 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
     routes,
     rdma: { devices: rdma.devices, deviceFiles },
     ...portRangeOf(sources.procRoot),
+    container,
+    ...(unread.length === 0 ? {} : { unread }),
   };
 }
 
@@ -132,12 +140,35 @@ function portRangeOf(procRoot: string): { portRange?: [number, number] } {
 }
 
 /**
+ * The engine whose container this is, by its marker file: Docker creates
+ * /.dockerenv in every container (moby daemon/initlayer), podman
+ * /run/.containerenv (containers/podman libpod/container_internal_linux.go).
+ */
+function containerEngine(fsRoot: string): ContainerEngine | null {
+  if (existsSync(`${fsRoot}/.dockerenv`)) return 'docker';
+  if (existsSync(`${fsRoot}/run/.containerenv`)) return 'podman';
+  return null;
+}
+
+/**
+ * Without sysfs (a bare chroot) the ARPHRD type is unread: an interface
+ * holding 127.0.0.1 or ::1 is still the loopback it is, as the kernel gives
+ * those to loopback alone (net/ipv4/devinet.c, net/ipv6/addrconf.c).
+ */
+function loopbackBySight(sysfs: SysfsInterface, addresses: readonly InterfaceAddress[]): boolean {
+  return (
+    sysfs.signals.arphrdType === null &&
+    addresses.some((held) => held.address === '127.0.0.1' || held.address === '::1')
+  );
+}
+
+/**
  * Whether a link holds addresses os.networkInterfaces() cannot show: libuv
  * lists only IFF_UP|IFF_RUNNING links (uv__ifaddr_exclude), and IFF_RUNNING
  * is netif_oper_up(), so a link whose sysfs operstate (DOWN whenever the link
  * is not IFF_UP, net-sysfs.c operstate_show) is neither up nor unknown may
  * hold addresses only `ip` sees: the down data NIC that holds the master's
- * subnet, or what NCCL 2.19-2.27 walks. A running link Node lacks holds no
+ * subnet, or what NCCL 2.18-2.27 walks. A running link Node lacks holds no
  * address (a bridge port, a bond member), and asks nothing; nor does a down
  * link that /proc shows holding none (an ifb, a spare NIC): an IPv6 address
  * on it, or an IPv4 address with a local route that Node does not list, asks.
@@ -181,11 +212,13 @@ function interfaceFacts(
     addresses: mergeAddresses(osAddresses, ipLink?.addresses ?? []),
     speedMbps: sysfs.speedMbps,
     mtu: sysfs.mtu,
-    kind: interfaceKind({
-      ...sysfs.signals,
-      linkKind: ipLink?.kind ?? null,
-      slaveKind: ipLink?.slaveKind ?? null,
-    }),
+    kind: loopbackBySight(sysfs, mergeAddresses(osAddresses, ipLink?.addresses ?? []))
+      ? 'loopback'
+      : interfaceKind({
+          ...sysfs.signals,
+          linkKind: ipLink?.kind ?? null,
+          slaveKind: ipLink?.slaveKind ?? null,
+        }),
     master: sysfs.master,
     rdma,
     ...(sysfs.vendor === null ? {} : { vendor: sysfs.vendor }),

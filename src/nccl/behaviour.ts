@@ -2,12 +2,13 @@
  * What an NCCL version does: every record of releases.ts up to it, folded
  * over what releases before every record do; an unknown version does what
  * the newest does. Each set of interface rules is named by the releases it
- * holds for (`2.19-2.27`, `2.28+`), as SPEC and explain --json give it.
+ * holds for (`2.18-2.27`, `2.28+`), as SPEC and explain --json give it.
  */
 import { atLeast, majorMinor, versionParts } from '../version-order.js';
 import {
   type InterfaceRules,
   NCCL_BEFORE_RECORDS,
+  NCCL_OLDEST_MODELLED,
   NCCL_RELEASES,
   type NcclBehaviour,
 } from './releases.js';
@@ -43,9 +44,8 @@ export function ncclBehaviours(version: string | null): NcclBehaviour[] {
  * release before the next set, or `+` for the newest.
  */
 const NAMED_RULES: readonly { name: NcclRules; rules: InterfaceRules }[] = (() => {
-  const first = NCCL_RELEASES[0]?.version ?? '0.0.0';
   const sets = [
-    { since: first, rules: NCCL_BEFORE_RECORDS.interfaceRules },
+    { since: NCCL_OLDEST_MODELLED, rules: NCCL_BEFORE_RECORDS.interfaceRules },
     ...NCCL_RELEASES.flatMap((release) =>
       release.sets.interfaceRules === undefined
         ? []
@@ -71,6 +71,11 @@ function minorBefore(version: string): string {
 export function ncclRules(version: string | null): NcclRules {
   const rules = ncclBehaviour(version).interfaceRules;
   return (NAMED_RULES.find((named) => named.rules === rules) as (typeof NAMED_RULES)[number]).name;
+}
+
+/** Whether nccl-run models NCCL `version` (null: unknown, the newest's rules apply). */
+export function olderThanModelled(version: string | null): boolean {
+  return version !== null && !atLeast(version, NCCL_OLDEST_MODELLED);
 }
 
 /** The interface rules a name stands for. */

@@ -5,8 +5,8 @@
  * whenever it is unset or empty, `~/.nccl.conf` instead), then
  * `/etc/nccl.conf`, and setenv()s each `KEY=VALUE` line without overwriting:
  * the environment wins over both files, and the first file over the second.
- * Which files, and whether they hold the settings nccl-run models, depend
- * on the release (releases.ts: readsConfFiles, confFileVariable, confHome).
+ * Every release reads them (releases.ts NCCL_BEFORE_RECORDS, from v2.3.7-1);
+ * which files depends on the release (releases.ts: confFileVariable, confHome).
  *
  * setEnvFile: the key is everything before the first `=`, the value
  * everything after, untrimmed; a line without `=` is skipped, and so (from
@@ -37,7 +37,6 @@ export function readNcclConf(
 ): NcclConf {
   const conf: NcclConf = { values: {}, origins: {} };
   const nccl = ncclBehaviour(version);
-  if (!nccl.readsConfFiles) return conf;
   const named = env.NCCL_CONF_FILE ?? '';
   const home = nccl.confHome === 'passwd' ? passwdHome() : env.HOME;
   const first =

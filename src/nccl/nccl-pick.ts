@@ -23,11 +23,24 @@
  *   sets reaches this walk (NCCL_SOCKET_IFNAME does not), so for those
  *   releases a warning says so (env/nccl-pick-warnings.ts).
  *
- * The pick modelled is the bootstrap's (maxIfs 1): the interface and address
- * NCCL logs as "Bootstrap : Using IF:ADDR", which the socket transport's
- * first device shares. The facts carry interfaces in ifindex order and each
- * interface's addresses in the kernel's order (host/host-facts.ts), which is
- * all the walk needs.
+ * Two walks share this model. The bootstrap's pick (maxIfs 1) is the
+ * interface and address NCCL logs as "Bootstrap : Using IF:ADDR". The socket
+ * transport's data-plane devices (ncclNetSocketInit) are the same
+ * ncclFindInterfaces with maxIfs MAX_IFS (16), logged as "NET/Socket : Using
+ * [0]IF:ADDR [1]...": v2.22.3-1 src/transport/net_socket.cc:44, v2.28.9-1
+ * src/transport/net_socket.cc:58, v2.29.7-1 src/transport/net_socket.cc:60.
+ * Each list is found whole by one prefix list (the first that finds any
+ * wins), one entry per interface, its first address in the walk
+ * (findInterfaces' duplicate test: v2.22.3-1 src/misc/socket.cc:144-151,
+ * v2.29.7-1 src/os/linux.cc:350-355). Without a NCCL_SOCKET_IFNAME NCCL
+ * honours, the transport tries, after `ib` and before the other defaults,
+ * the one interface whose subnet holds NCCL_COMM_ID's address
+ * (ncclFindInterfaces: v2.22.3-1 src/misc/socket.cc:340-349, v2.28.9-1
+ * src/misc/socket.cc:372-381, v2.29.7-1 src/misc/socket.cc:182-191; the
+ * match stops at one, v2.22.3-1 src/misc/socket.cc:210 `!found`). So with
+ * no NCCL_COMM_ID the bootstrap's pick is the first device. The facts carry
+ * interfaces in ifindex order and each interface's addresses in the
+ * kernel's order (host/host-facts.ts), which is all the walk needs.
  */
 import type { Family, HostFacts, InterfaceAddress, InterfaceFacts } from '../host/host-facts.js';
 import { familyOf, isLoopbackAddress, prefixContains, withoutZone } from '../host/ip-address.js';
@@ -53,6 +66,9 @@ export interface NcclBind {
   address: string;
 }
 
+/** MAX_IFS: the socket transport's most devices (v2.22.3-1 src/include/socket.h, src/transport/net_socket.cc:26). */
+export const MAX_SOCKET_DEVICES = 16;
+
 /** NCCL's settings in an environment (the job's, with NCCL's own files' values below it). */
 export function ncclSettings(env: Readonly<Record<string, string | undefined>>): NcclSettings {
   return {
@@ -76,15 +92,51 @@ export function ncclPick(
   if (settings.commId !== null) {
     return commIdAddress === null ? null : matchSubnet(facts, commIdAddress, commIdMatch);
   }
+  return findInterfaceList(facts, settings, rules, 1, null, commIdMatch)[0] ?? null;
+}
+
+/**
+ * The socket transport's devices in NCCL's index order (`[0]`, `[1]`, ...):
+ * ncclFindInterfaces with maxIfs MAX_IFS. Empty where NCCL logs "NET/Socket :
+ * no interface found".
+ */
+export function ncclDevices(
+  facts: HostFacts,
+  settings: NcclSettings,
+  rules: NcclRules,
+  commIdAddress: string | null = null,
+  commIdMatch: NcclBehaviour['commIdSubnetMatch'] = 'holds',
+): NcclBind[] {
+  // ncclFindInterfaces tries NCCL_COMM_ID's subnet only for a value longer than one character.
+  const commId = settings.commId !== null && settings.commId.length > 1 ? commIdAddress : null;
+  return findInterfaceList(facts, settings, rules, MAX_SOCKET_DEVICES, commId, commIdMatch);
+}
+
+/** ncclFindInterfaces(..., maxIfs): the user's list, else the defaults in turn, the first that finds any. */
+function findInterfaceList(
+  facts: HostFacts,
+  settings: NcclSettings,
+  rules: NcclRules,
+  maxIfs: number,
+  commIdAddress: string | null,
+  commIdMatch: NcclBehaviour['commIdSubnetMatch'],
+): NcclBind[] {
   const family = socketFamily(settings.family);
   if (settings.ifname !== null && ncclHonoursIfname(settings.ifname)) {
-    return findInterface(facts, settings.ifname, family, rules);
+    return findInterfaces(facts, settings.ifname, family, rules, maxIfs);
   }
-  for (const list of interfaceRules(rules).defaultIfnames) {
-    const found = findInterface(facts, list, family, rules);
-    if (found !== null) return found;
+  const [first = 'ib', ...rest] = interfaceRules(rules).defaultIfnames;
+  const ib = findInterfaces(facts, first, family, rules, maxIfs);
+  if (ib.length > 0) return ib;
+  if (commIdAddress !== null) {
+    const matched = matchSubnet(facts, commIdAddress, commIdMatch);
+    if (matched !== null) return [matched];
   }
-  return null;
+  for (const list of rest) {
+    const found = findInterfaces(facts, list, family, rules, maxIfs);
+    if (found.length > 0) return found;
+  }
+  return [];
 }
 
 /**
@@ -99,12 +151,12 @@ export function ncclBindOn(
   family: Family,
   rules: NcclRules,
 ): { address: string; family: Family } | null {
-  const found = findInterface(facts, `=${name}`, family, rules);
-  if (found !== null) return { address: found.address, family };
+  const [found] = findInterfaces(facts, `=${name}`, family, rules, 1);
+  if (found !== undefined) return { address: found.address, family };
   const iface = facts.interfaces.find((candidate) => candidate.name === name);
   if (iface?.kind !== 'loopback' || family === 'ipv4') return null;
-  const ipv4 = findInterface(facts, `=${name}`, 'ipv4', rules);
-  return ipv4 === null ? null : { address: ipv4.address, family: 'ipv4' };
+  const [ipv4] = findInterfaces(facts, `=${name}`, 'ipv4', rules, 1);
+  return ipv4 === undefined ? null : { address: ipv4.address, family: 'ipv4' };
 }
 
 /**
@@ -128,9 +180,15 @@ interface WalkEntry {
   address: InterfaceAddress;
 }
 
+/** One walk per facts: the bootstrap's and the transport's, managed and unmanaged, share it. */
+const walks = new WeakMap<HostFacts, WalkEntry[]>();
+
 /** getifaddrs' address entries: every IPv4 address of every interface, then every IPv6 one. */
 function walk(facts: HostFacts): WalkEntry[] {
+  const known = walks.get(facts);
+  if (known !== undefined) return known;
   const entries: WalkEntry[] = [];
+  walks.set(facts, entries);
   for (const family of ['ipv4', 'ipv6'] as const) {
     for (const iface of facts.interfaces) {
       for (const address of iface.addresses) {
@@ -148,24 +206,32 @@ export function socketFamily(value: string | null): Family | null {
   return null;
 }
 
-/** findInterfaces(prefixList, ..., maxIfs = 1): the first entry that passes every test. */
-function findInterface(
+/**
+ * findInterfaces(prefixList, ..., maxIfs): the entries that pass every test,
+ * one per interface (its first), at most maxIfs.
+ */
+function findInterfaces(
   facts: HostFacts,
   list: string,
   family: Family | null,
   rules: NcclRules,
-): NcclBind | null {
+  maxIfs: number,
+): NcclBind[] {
   const parsed = parseNcclIfname(list);
+  const skipsNotRunning = interfaceRules(rules).skipsNotRunning;
+  const found: NcclBind[] = [];
   for (const { iface, address } of walk(facts)) {
     // Cheapest test first: this walk runs over every address of a host with a thousand veths.
     if (!ncclIfnameMatches(parsed, iface.name)) continue;
-    if (interfaceRules(rules).skipsNotRunning && !isUp(iface)) continue;
+    if (skipsNotRunning && !isUp(iface)) continue;
     if (family !== null && address.family !== family) continue;
     // ::1 is the only IPv6 loopback address.
     if (address.family === 'ipv6' && isLoopbackAddress(address.address)) continue;
-    return { interface: iface.name, address: withoutZone(address.address) };
+    if (found.some((device) => device.interface === iface.name)) continue;
+    found.push({ interface: iface.name, address: withoutZone(address.address) });
+    if (found.length === maxIfs) break;
   }
-  return null;
+  return found;
 }
 
 /**

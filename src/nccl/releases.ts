@@ -26,13 +26,6 @@ export interface InterfaceRules {
 
 export interface NcclBehaviour {
   interfaceRules: InterfaceRules;
-  /**
-   * NCCL's configuration files hold settings nccl-run models (nccl-conf.ts):
-   * from v2.19.1-1 the socket variables (NCCL_SOCKET_IFNAME, _FAMILY,
-   * NCCL_COMM_ID) go through ncclGetEnv, which reads the files first;
-   * before, plain getenv, which never sees them.
-   */
-  readsConfFiles: boolean;
   /** `$NCCL_CONF_FILE` names the first file (else, and when it is empty, `~/.nccl.conf`). */
   confFileVariable: boolean;
   /** Whose home `~/.nccl.conf` is in: getpwuid(getuid())'s, or $HOME. */
@@ -70,8 +63,6 @@ export interface NetPluginNames {
   form: 'single' | 'list-lib-or-short' | 'list';
   /** NCCL_NET_PLUGIN=none (strcasecmp) loads no external plugin. */
   noneKeyword: boolean;
-  /** Read with ncclGetEnv (NCCL's configuration files count), else plain getenv. */
-  readsConfFiles: boolean;
 }
 
 export interface NcclShm {
@@ -99,15 +90,29 @@ export interface NcclRelease {
 }
 
 /**
- * What releases before every record do, as far as nccl-run models them
- * (v2.18.6-1); nccl-run's model of NCCL begins at the first record.
+ * The oldest release nccl-run models: what NCCL_BEFORE_RECORDS says was read
+ * at v2.18.1-1 (src/misc/socket.cc findInterfaces and ncclFindInterfaces,
+ * src/misc/param.cc, src/include/proxy.h) and holds to the first record. An
+ * older NCCL is named as such, and its picture marked uncertain
+ * (unseen-settings.ts).
+ */
+export const NCCL_OLDEST_MODELLED = '2.18.1';
+
+/**
+ * What releases before every record do, from NCCL_OLDEST_MODELLED on.
+ *
+ * NCCL's configuration files are read by every release (from v2.3.7-1,
+ * src/include/param.h initEnv, called by ncclInit, src/init.cu:102; v2.18.6-1
+ * src/misc/param.cc:51, src/init.cc:79; v2.22.3-1 src/init.cc:79 and lazily
+ * by ncclGetEnv, src/misc/param.cc:85): initEnv setenv()s each line without
+ * overwriting before the bootstrap and the net plugin read anything, so
+ * plain getenv() sees them too.
  */
 export const NCCL_BEFORE_RECORDS: NcclBehaviour = {
   interfaceRules: {
     defaultIfnames: ['ib', '^docker,lo', 'docker', 'lo'],
     skipsNotRunning: false,
   },
-  readsConfFiles: false,
   confFileVariable: false,
   confHome: 'passwd',
   envPlugin: false,
@@ -116,18 +121,12 @@ export const NCCL_BEFORE_RECORDS: NcclBehaviour = {
   shm: { proxyOpsPoolBytes: 4_194_656, cuMemHost: 'never' },
   // Read at v2.22.3-1 (src/misc/socket.cc: `(local ^ remote) ? false : true`, right) and v2.28.9-1.
   commIdSubnetMatch: 'holds',
-  // Read at v2.22.3-1 src/net.cc openNetPluginLib (getenv; to v2.25.1-1).
-  netPluginNames: { form: 'single', noneKeyword: false, readsConfFiles: false },
+  // Read at v2.22.3-1 src/net.cc openNetPluginLib (to v2.25.1-1).
+  netPluginNames: { form: 'single', noneKeyword: false },
 };
 
 /** Oldest first. */
 export const NCCL_RELEASES: readonly NcclRelease[] = [
-  {
-    version: '2.19.1',
-    changes:
-      'the socket variables are read with ncclGetEnv, so NCCL’s configuration files set them',
-    sets: { readsConfFiles: true },
-  },
   {
     version: '2.20.3',
     changes: 'the proxy’s ops pool in /dev/shm grows to 5.5 MiB (read to v2.20.5-1)',
@@ -163,11 +162,9 @@ export const NCCL_RELEASES: readonly NcclRelease[] = [
   },
   {
     version: '2.26.2',
-    changes:
-      'the ops pool grows to 31.5 MiB (read to v2.27.7-1); NCCL_NET_PLUGIN is read with ncclGetEnv, so NCCL’s configuration files set it',
+    changes: 'the ops pool grows to 31.5 MiB (read to v2.27.7-1)',
     sets: {
       shm: { proxyOpsPoolBytes: 33_030_528, cuMemHost: 'by-default' },
-      netPluginNames: { form: 'single', noneKeyword: false, readsConfFiles: true },
     },
   },
   {
@@ -175,14 +172,14 @@ export const NCCL_RELEASES: readonly NcclRelease[] = [
     changes:
       'NCCL_NET_PLUGIN is a comma list of plugins tried in turn; lib*.so entries as named, others as libnccl-net-<entry>.so',
     sets: {
-      netPluginNames: { form: 'list-lib-or-short', noneKeyword: false, readsConfFiles: true },
+      netPluginNames: { form: 'list-lib-or-short', noneKeyword: false },
     },
   },
   {
     version: '2.27.5',
     changes:
       'each NCCL_NET_PLUGIN entry is tried as named, then (no / and not lib*.so) as libnccl-net-<entry>.so',
-    sets: { netPluginNames: { form: 'list', noneKeyword: false, readsConfFiles: true } },
+    sets: { netPluginNames: { form: 'list', noneKeyword: false } },
   },
   {
     version: '2.28.3',
@@ -194,7 +191,7 @@ export const NCCL_RELEASES: readonly NcclRelease[] = [
         skipsNotRunning: true,
       },
       shm: { proxyOpsPoolBytes: 34_210_176, cuMemHost: 'by-default' },
-      netPluginNames: { form: 'list', noneKeyword: true, readsConfFiles: true },
+      netPluginNames: { form: 'list', noneKeyword: true },
     },
   },
   {

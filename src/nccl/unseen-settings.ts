@@ -7,15 +7,18 @@
  *   included, from wherever it likes;
  * - NCCL_OOB_NET_ENABLE=1: the bootstrap's out-of-band traffic goes over
  *   the network plugin (InfiniBand, on NCCL_OOB_NET_IFNAME's devices), not
- *   over the socket interface NCCL_SOCKET_IFNAME picks.
+ *   over the socket interface NCCL_SOCKET_IFNAME picks;
+ * - a release older than the oldest nccl-run models (releases.ts
+ *   NCCL_OLDEST_MODELLED): its rules were not read, so its picture is uncertain.
  * Only files and variables are looked at.
  */
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { attempt } from '../host/attempt.js';
 import { libraryDirs } from '../host/library-dirs.js';
-import { ncclBehaviour } from './behaviour.js';
+import { ncclBehaviour, olderThanModelled } from './behaviour.js';
 import type { NcclLibrary } from './find-nccl.js';
+import { NCCL_OLDEST_MODELLED } from './releases.js';
 
 const ENV_PLUGIN = 'libnccl-env.so';
 
@@ -52,6 +55,11 @@ export function unseenNcclSettings(
   const notes: string[] = [];
   const named = env.NCCL_ENV_PLUGIN ?? '';
   const version = nccl.version === null ? 'NCCL' : `NCCL ${nccl.version}`;
+  if (olderThanModelled(nccl.version)) {
+    notes.push(
+      `${version} is older than ${NCCL_OLDEST_MODELLED}, the oldest release nccl-run models: its interface rules are taken as ${NCCL_OLDEST_MODELLED}'s, unchecked, so this picture is uncertain`,
+    );
+  }
   // src/plugin/env.cc: NCCL_ENV_PLUGIN=none (any case) loads none.
   if (ncclBehaviour(nccl.version).envPlugin && named !== '' && named.toLowerCase() !== 'none') {
     notes.push(

@@ -5,8 +5,11 @@
  * job's addresses), what NCCL and Gloo will bind, what NCCL may read that
  * nccl-run cannot see, and the data plane.
  */
+
+import { bridgeContainerWarning } from '../env/bridge-container.js';
 import { decideVariables, type Variables } from '../env/decide-variables.js';
 import { ncclPicture } from '../env/nccl-picture.js';
+import { vpnWarning } from '../env/vpn-warning.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { NcclBind, NcclRules } from '../nccl/nccl-pick.js';
@@ -22,6 +25,7 @@ import type { TorchrunTable } from '../torch/torchrun-table.js';
 import { assessTransport, type Transport } from '../transport/assess-transport.js';
 import type { NetPluginSearch } from '../transport/find-net-plugin.js';
 import { requiredNcclNet } from '../transport/transport-requirement.js';
+import { routeWarnings } from '../verify/check-local.js';
 import type { HostAndNames, MasterInfo } from './host-and-names.js';
 import type { Stack } from './read-stack.js';
 import { assessReadiness, type Readiness, readinessNeeds } from './readiness-needs.js';
@@ -65,11 +69,13 @@ export interface Plan {
     source: string;
     rules: NcclRules;
     pick: NcclBind | null;
+    /** The socket transport's devices, in NCCL's index order; the first is the bootstrap's pick. */
+    devices: NcclBind[];
     /** What NCCL may read that nccl-run cannot see (nccl/unseen-settings.ts). */
     unseen: string[];
   };
   /** What NCCL and Gloo would bind if nccl-run set nothing (SPEC "Outputs"). */
-  unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null };
+  unmanaged: { nccl: NcclBind | null; gloo: NcclBind | null; ncclDevices: NcclBind[] };
   /** The data plane NCCL will use, and --require-transport's verdict (SPEC "RDMA transport"). */
   transport: Transport;
   /** What the job needs from this node, checked (SPEC "Readiness"). */
@@ -129,7 +135,7 @@ export function derive(
     origin: settings.originOf,
   });
   const childEnv = { ...settings.env, ...exported.set };
-  const { sections, settingWarnings, bindWarning } = dataPath(
+  const { sections, settingWarnings, deviceWarnings, bindWarning } = dataPath(
     inputs,
     decision,
     node,
@@ -149,9 +155,18 @@ export function derive(
         ...stack.warnings,
         ...(inputs.unknownTorch === null ? [] : [inputs.unknownTorch]),
         ...settingWarnings,
+        ...nonNull(vpnWarning(facts, decision, context)),
+        ...nonNull(bridgeContainerWarning(facts, decision, context)),
+        ...(facts.unread ?? []).map(
+          (path) =>
+            `${path} could not be read (no /sys here, as in a bare chroot): interface kinds, states, speeds and MTUs are unknown; an interface holding 127.0.0.1 or ::1 is taken as the loopback`,
+        ),
         ...exported.warnings,
+        ...deviceWarnings,
         ...sectionWarnings(sections),
         ...(bindWarning === null ? [] : [bindWarning]),
+        // --verify local's route warning (verify/check-local.ts), explain's too.
+        ...routeWarnings(facts, decision, routesToMaster),
       ],
     },
     keptFrom: Object.fromEntries(
@@ -178,7 +193,7 @@ export function deriveSections(
   node: NodeReadiness,
   settled: Settled,
 ): Sections & { warnings: string[] } {
-  const { sections, settingWarnings, bindWarning } = dataPath(
+  const { sections, settingWarnings, deviceWarnings, bindWarning } = dataPath(
     inputs,
     decision,
     node,
@@ -191,6 +206,7 @@ export function deriveSections(
       ...inputs.stack.warnings,
       ...(inputs.unknownTorch === null ? [] : [inputs.unknownTorch]),
       ...settingWarnings,
+      ...deviceWarnings,
       ...sectionWarnings(sections),
       ...(bindWarning === null ? [] : [bindWarning]),
     ],
@@ -204,7 +220,12 @@ function dataPath(
   node: NodeReadiness,
   settled: Settled,
   childEnv: Readonly<Record<string, string>>,
-): { sections: Sections; settingWarnings: string[]; bindWarning: string | null } {
+): {
+  sections: Sections;
+  settingWarnings: string[];
+  deviceWarnings: string[];
+  bindWarning: string | null;
+} {
   const { options } = settled;
   const { job, host, context, settings, stack } = inputs;
   const { facts, routesToMaster } = host;
@@ -262,6 +283,7 @@ function dataPath(
         source: stack.nccl.source,
         rules: context.ncclRules,
         pick: picture.pick,
+        devices: picture.devices,
         unseen,
       },
       unmanaged: picture.unmanaged,
@@ -272,6 +294,7 @@ function dataPath(
       ...lintNcclSettings(userNcclSettings(settings, options.envFile), stack.nccl.version),
       ...picture.settingWarnings,
     ],
+    deviceWarnings: picture.deviceWarnings,
     bindWarning: picture.bindWarning,
   };
 }
@@ -295,6 +318,10 @@ function userNcclSettings(
     seen[name] = { value, where };
   }
   return seen;
+}
+
+function nonNull(warning: string | null): string[] {
+  return warning === null ? [] : [warning];
 }
 
 /** The data plane's warnings, then what NCCL may read unseen. */

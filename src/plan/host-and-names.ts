@@ -68,25 +68,45 @@ export async function readHostAndNames(
   // Handled below; this only keeps a failure from counting as unhandled meanwhile.
   factsRead.catch(() => {});
   progress.factsRead = factsRead;
+  // A replay resolves each name as the snapshot's host did (SPEC: never on this machine); a
+  // snapshot from before `resolved` was recorded, or a name it did not see, resolves here.
+  const replayed = options.facts === null ? null : ((await factsRead).resolved ?? null);
+  const fromSnapshot = (name: string) =>
+    replayed !== null && Object.hasOwn(replayed, name) ? (replayed[name] as string[]) : null;
+  const lookUp = (name: string) =>
+    fromSnapshot(name) ??
+    (replayed === null ? addressesOf(name) : resolveMaster(name).catch(() => []));
   const masterAddr = otherMasterAddr(job);
   const otherLookups = Promise.all([
-    commIdHost === null ? [] : addressesOf(commIdHost),
-    masterAddr === null ? [] : addressesOf(masterAddr),
+    commIdHost === null ? [] : lookUp(commIdHost),
+    masterAddr === null ? [] : lookUp(masterAddr),
   ]);
   progress.master = job.master && { ...job.master, addresses: [] };
-  const resolved = job.master ? await resolveMaster(job.master.host, nameWait) : [];
+  const resolved = job.master
+    ? (fromSnapshot(job.master.host) ?? (await resolveMaster(job.master.host, nameWait)))
+    : [];
   const master = job.master && { ...job.master, addresses: resolved };
   progress.master = master;
   const family = settleFamily(settled, master);
   const masterOfFamily = resolved.filter((address) => familyOf(address) === family);
-  const [facts, routesToMaster] = await Promise.all([
+  const [read, routesToMaster] = await Promise.all([
     factsRead,
     masterOfFamily.length > 0 ? routeTo(masterOfFamily, factsRead, options.facts === null) : [],
   ]);
   const [hostnameAddresses, [commIdAddresses, masterAddrAddresses]] = await Promise.all([
-    addressesOf(facts.hostname),
+    lookUp(read.hostname),
     otherLookups,
   ]);
+  // What this run resolved, carried in the snapshot explain --json prints.
+  const facts = {
+    ...read,
+    resolved: {
+      ...(read.hostname === '' ? {} : { [read.hostname]: hostnameAddresses }),
+      ...(job.master ? { [job.master.host]: resolved } : {}),
+      ...(masterAddr === null ? {} : { [masterAddr]: masterAddrAddresses }),
+      ...(commIdHost === null ? {} : { [commIdHost]: commIdAddresses }),
+    },
+  };
   const question = storeHostQuestion(job, facts, resolved);
   return {
     facts,

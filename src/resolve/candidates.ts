@@ -18,6 +18,33 @@ export interface Candidate {
   addresses: InterfaceAddress[];
 }
 
+/**
+ * SPEC "Causes users meet": a VPN through which the master is reached is the
+ * job's network. Its default excludes give way in `subnet` and `route` (the
+ * strategies that find the master's network), never in `speed`, and never a
+ * prefix the user named in --exclude.
+ */
+export const VPN_PREFIXES: readonly string[] = ['tailscale', 'wg', 'zt', 'tun', 'tap'];
+
+/** The context `subnet` and `route` judge interfaces by: the default VPN excludes dropped. */
+export function reachContext(context: ResolveContext): ResolveContext {
+  const excludes = context.excludes.filter((rule) => !isDefaultVpnRule(rule));
+  return excludes.length === context.excludes.length ? context : { ...context, excludes };
+}
+
+function isDefaultVpnRule(rule: ExcludeRule): boolean {
+  return rule.kind === 'prefix' && rule.byDefault === true && VPN_PREFIXES.includes(rule.value);
+}
+
+/** The default VPN prefix an interface's name begins with, if excluded by it in `context`. */
+export function vpnPrefix(name: string, context: ResolveContext): string | null {
+  const rule = context.excludes.find(
+    (candidate) =>
+      isDefaultVpnRule(candidate) && name.startsWith((candidate as { value: string }).value),
+  );
+  return rule?.kind === 'prefix' ? rule.value : null;
+}
+
 /** Why an interface is not a candidate: excluded by a rule, or unusable. */
 export type Rejection = Unusable | { kind: 'excluded'; rule: ExcludeRule };
 

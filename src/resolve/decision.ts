@@ -24,7 +24,8 @@ export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
 /** An exclude rule (SPEC --exclude): a name prefix, an exact name (=eth1) or a CIDR block. */
 export type ExcludeRule =
-  | { kind: 'prefix'; value: string }
+  /** byDefault: one of SPEC's default excludes, which the user did not name too. */
+  | { kind: 'prefix'; value: string; byDefault?: true }
   | { kind: 'exact'; value: string }
   | { kind: 'cidr'; network: string; prefixLength: number; family: Family }
   /** A GPU NIC a net plugin takes for its data (transport/plugin-nics.ts): never NCCL's bootstrap. */

@@ -97,10 +97,17 @@ function parseCidr(entry: string): ExcludeRule {
 
 /** The defaults (unless noDefaults) followed by the user's entries, duplicates dropped. */
 export function buildExcludes(raw: string[], noDefaults: boolean): ExcludeRule[] {
+  const named = raw.map(parseExcludeRule);
+  const userKeys = new Set(named.map(describeExclude));
+  // A default the user names too is theirs: a VPN it excludes stays excluded (candidates.ts).
   const defaults: ExcludeRule[] = noDefaults
     ? []
-    : DEFAULT_EXCLUDES.map((value) => ({ kind: 'prefix', value }));
-  const rules = [...defaults, ...raw.map(parseExcludeRule)];
+    : DEFAULT_EXCLUDES.map((value) =>
+        userKeys.has(`prefix ${value}`)
+          ? { kind: 'prefix', value }
+          : { kind: 'prefix', value, byDefault: true },
+      );
+  const rules = [...defaults, ...named];
   const seen = new Set<string>();
   return rules.filter((rule) => {
     const key = describeExclude(rule);

@@ -38,7 +38,7 @@ export interface PluginSearchInput {
   ncclVersion: string | null;
   /** The job's environment (LD_LIBRARY_PATH, and NCCL_NET_PLUGIN where NCCL reads it by getenv). */
   env: Readonly<Record<string, string | undefined>>;
-  /** That over NCCL's configuration files, as ncclGetEnv reads (2.26+). */
+  /** That over NCCL's configuration files, as NCCL reads it. */
   ncclEnv: Readonly<Record<string, string | undefined>>;
   root?: string;
   cwd?: string;
@@ -46,7 +46,8 @@ export interface PluginSearchInput {
 
 export function findNetPlugin(input: PluginSearchInput): NetPluginSearch {
   const rules = ncclBehaviour(input.ncclVersion).netPluginNames;
-  const setting = (rules.readsConfFiles ? input.ncclEnv : input.env).NCCL_NET_PLUGIN ?? null;
+  // Every release sees NCCL's files here: initEnv setenv()s them first (nccl/releases.ts).
+  const setting = input.ncclEnv.NCCL_NET_PLUGIN ?? null;
   const entries = netPluginEntries(setting ?? undefined, rules);
   const root = input.root ?? '';
   const view = { env: input.env, root, cwd: input.cwd, cache: readLdSoCache(root) };

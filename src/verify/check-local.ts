@@ -62,6 +62,23 @@ function routeWarning(route: RouteAnswer, facts: HostFacts, chosen: InterfaceFac
   ];
 }
 
+/**
+ * The route warnings alone, for the plan (SPEC "Causes users meet": two
+ * interfaces in one subnet where the kernel sends from the other one is
+ * explain's warning too, as every warning is). Empty where the chosen
+ * interface is not among the facts (checkLocal fails on it).
+ */
+export function routeWarnings(
+  facts: HostFacts,
+  decision: Decision,
+  routesToMaster: readonly RouteAnswer[],
+): string[] {
+  const iface = facts.interfaces.find((candidate) => candidate.name === decision.interface);
+  return iface === undefined
+    ? []
+    : routesToMaster.flatMap((route) => routeWarning(route, facts, iface));
+}
+
 /** Every route whose prefix holds the address: the one the kernel picked and those it passed over. */
 export function routesCovering(address: string, routes: readonly RouteEntry[]): RouteEntry[] {
   return routes.filter((route) => prefixContains(route.destination, route.prefixLength, address));

@@ -19,6 +19,9 @@ export async function verifyPlan(
 ): Promise<VerifyReport | null> {
   if (plan.verify.capped !== null) logger.info(plan.verify.capped);
   if (!reaches(plan.verify.level, 'local')) return null;
+  // The plan's warnings were logged already (cli/job-context.ts), the route warning among them.
+  const said = new Set(plan.variables.warnings);
+  const unsaid = (warnings: readonly string[]) => warnings.filter((w) => !said.has(w));
   const { verify } = await import('./verify.js');
   const report = await verify({
     level: plan.verify.level,
@@ -39,13 +42,13 @@ export async function verifyPlan(
   }).catch((error: unknown) => {
     // The warnings often say why it failed (a route through another interface): log them first.
     if (error instanceof VerificationFailedError) {
-      for (const warning of error.report.warnings) logger.warn(warning);
+      for (const warning of unsaid(error.report.warnings)) logger.warn(warning);
       const filter = reversePathSuspect(plan, error.report);
       if (filter !== null) error.details.push(filter);
     }
     throw error;
   });
-  for (const warning of report.warnings) logger.warn(warning);
+  for (const warning of unsaid(report.warnings)) logger.warn(warning);
   const reached = report.results.filter((result) => result.ok).length;
   logger.info(
     `verify ${report.level}: passed over ${report.interface} (${report.localAddress}), ${reached} check(s) in ${report.elapsedMs} ms`,

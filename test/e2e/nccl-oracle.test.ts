@@ -46,7 +46,7 @@ const STACKS: {
   {
     suite: 'trixie',
     nccl: '2.22.3',
-    rules: '2.19-2.27',
+    rules: '2.18-2.27',
     // Debian 13's x86_64-linux-gnu.conf lists /lib/x86_64-linux-gnu (merged /usr) first.
     library: '/lib/x86_64-linux-gnu/libnccl.so.2.22.3',
     torch: '2.6.0+debian',
@@ -292,9 +292,18 @@ interface Explained {
   kept: Record<string, string>;
   keptFrom: Record<string, string>;
   warnings: string[];
-  nccl: { version: string | null; rules: string; pick: Bind };
-  unmanaged: { nccl: Bind; gloo: Bind };
+  nccl: { version: string | null; rules: string; pick: Bind; devices: Bind[] };
+  /** unmanaged.nccl carries the socket transport's devices beside the bootstrap's pick (issue 42). */
+  unmanaged: { nccl: (Bind & { devices: Bind[] }) | null; gloo: Bind };
 }
+
+/** The bootstrap's pick alone, without the device list beside it. */
+const bindOf = (bind: (Bind & { devices?: Bind[] }) | null | undefined): Bind | undefined =>
+  bind === undefined
+    ? undefined
+    : bind === null
+      ? null
+      : { interface: bind.interface, address: bind.address };
 
 const show = (bind: Bind | undefined): string =>
   bind === undefined ? '?' : bind === null ? 'none' : `${bind.interface} ${bind.address}`;
@@ -416,7 +425,7 @@ for (const stack of STACKS) {
       const known = row.differs?.[stack.suite];
       const equal =
         show(explained.nccl?.pick) === show(given.bind) &&
-        show(explained.unmanaged?.nccl) === show(nothing.bind) &&
+        show(bindOf(explained.unmanaged?.nccl)) === show(nothing.bind) &&
         (ncclOwn || decision === show(given.bind));
       table.push([
         row.layout,
@@ -424,7 +433,7 @@ for (const stack of STACKS) {
         decision,
         show(given.bind),
         show(explained.nccl?.pick),
-        show(explained.unmanaged?.nccl),
+        show(bindOf(explained.unmanaged?.nccl)),
         show(nothing.bind),
         String(equal),
       ]);
@@ -443,7 +452,12 @@ for (const stack of STACKS) {
         return;
       }
       expect(explained.nccl?.pick, given.log).toEqual(given.bind);
-      expect(explained.unmanaged?.nccl, nothing.log).toEqual(nothing.bind);
+      expect(bindOf(explained.unmanaged?.nccl), nothing.log).toEqual(nothing.bind);
+      // The socket transport's first device is the bootstrap's pick where NCCL_COMM_ID does not move it.
+      if (row.env?.NCCL_COMM_ID === undefined) {
+        expect(explained.nccl.devices[0] ?? null, given.log).toEqual(given.bind);
+        expect(explained.unmanaged.nccl?.devices[0] ?? null, nothing.log).toEqual(nothing.bind);
+      }
       expect(explained.nccl?.version).toBe(stack.nccl);
       const kept =
         row.keeps !== undefined

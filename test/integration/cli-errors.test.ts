@@ -354,13 +354,18 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
       expect(report.trace.length).toBeGreaterThan(0);
       expect(report.interfaces.map((i: { name: string }) => i.name)).toContain('docker0');
       // With nothing set NCCL takes eno1 (docker* is its own default exclude), Gloo the hostname's lo.
-      expect(report.unmanaged).toEqual({
+      expect(report.unmanaged).toMatchObject({
         nccl: { interface: 'eno1', address: '198.18.4.21' },
         gloo: { interface: 'lo', address: '127.0.0.1' },
       });
+      // The socket transport's devices: the bootstrap's eno1 first (issue 42).
+      expect(report.unmanaged.nccl.devices[0]).toEqual({
+        interface: 'eno1',
+        address: '198.18.4.21',
+      });
       expect(report.nccl).toMatchObject({
         version: '2.22.3',
-        rules: '2.19-2.27',
+        rules: '2.18-2.27',
         pick: { interface: 'eno1', address: '198.18.4.21' },
       });
       expect(report.torch.source).toEqual(expect.any(String));
@@ -372,7 +377,10 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
     expect(text.stdout).toContain(
       'Unmanaged  with nothing set, NCCL would bind eno1 198.18.4.21 and Gloo lo 127.0.0.1',
     );
-    expect(text.stdout).toMatch(/^NCCL {7}2\.22\.3 \(NCCL_VERSION\), rules 2\.19-2\.27/m);
+    expect(text.stdout).toMatch(/^NCCL {7}2\.22\.3 \(NCCL_VERSION\), rules 2\.18-2\.27/m);
+    expect(text.stdout).toMatch(
+      /^ {11}data-plane devices \(NET\/Socket\): \[0\]eno1 198\.18\.4\.21/m,
+    );
     expect(text.stdout).toMatch(/^Transport {2}socket/m);
     expect(text.stdout).toMatch(/^Readiness$/m);
     expect(text.stdout).toMatch(/Error {6}\(exit 69\) 172\.17\.0\.0\/16 on docker0/);

@@ -73,11 +73,11 @@ it("a venv's torch 2.14 and its wheel's NCCL 2.29: versions, sources, rules, 2.1
   expect(plan.master).toBeNull();
 });
 
-it("torch 2.6 with the wheel's NCCL 2.21.5: the 2.19-2.27 rules, 2.6's static default", async () => {
+it("torch 2.6 with the wheel's NCCL 2.21.5: the 2.18-2.27 rules, 2.6's static default", async () => {
   const torchrun = venv('t26', '2.6.0+cu124', '2.21.5');
   const plan = await explain(torchrun, ['--nnodes=1', 'train.py']);
   expect(plan.torch.version).toBe('2.6.0+cu124');
-  expect(plan.nccl).toMatchObject({ version: '2.21.5', rules: '2.19-2.27' });
+  expect(plan.nccl).toMatchObject({ version: '2.21.5', rules: '2.18-2.27' });
   expect(plan.job.rdzvBackend).toBe('static');
   expect(plan.master).toMatchObject({ host: '127.0.0.1', port: 29500 });
   // 2.6 has no --log-line-prefix-template: its torchrun would stop at it, so nccl-run does, at once.

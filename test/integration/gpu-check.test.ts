@@ -98,8 +98,8 @@ tier('the GPU check trap lab: two namespaced nodes', netnsUnavailable, () => {
     const [n0, n1] = [await explainOn(0), await explainOn(1)];
     expect(n0.decision).toMatchObject({ interface: 'ens3f0', address: '198.18.0.1' });
     expect(n1.decision).toMatchObject({ interface: 'ens3f0', address: '198.18.0.2' });
-    expect(n0.unmanaged.nccl).toEqual({ interface: 'eno1', address: '198.18.100.1' });
-    expect(n1.unmanaged.nccl).toEqual({ interface: 'eno1', address: '198.18.101.1' });
+    expect(n0.unmanaged.nccl).toMatchObject({ interface: 'eno1', address: '198.18.100.1' });
+    expect(n1.unmanaged.nccl).toMatchObject({ interface: 'eno1', address: '198.18.101.1' });
   });
 
   it("the trap: node 1 cannot reach node 0's eno1 address, and reaches its data address", async () => {

@@ -17,7 +17,9 @@
  * - the hostname in /etc/hosts on one of the host's addresses, Debian's
  *   127.0.1.1, or absent (what Gloo resolves);
  * - a user's NCCL_SOCKET_IFNAME from the spellings users write, at times with
- *   a NCCL_SOCKET_FAMILY; at times an NCCL_COMM_ID.
+ *   a NCCL_SOCKET_FAMILY; at times an NCCL_COMM_ID; for an IPv6 master, a
+ *   one-character value beside nccl-run's own NCCL_SOCKET_FAMILY=AF_INET6;
+ * - at times a down NIC first in kernel order.
  *
  * Only documentation and benchmarking ranges (198.18.0.0/15, 2001:db8::/32),
  * and 169.254.170.0/24 inside the namespace, as EKS has it.
@@ -256,6 +258,18 @@ export function generateLayout(seed: number, index: number): FuzzLayout {
     kept.push({ NCCL_COMM_ID: meets.includes(':') ? `[${meets}]:29600` : `${meets}:29600` });
   }
   const gloo = chance(rng, 0.8) ? pick(rng, names) : pick(rng, ['eth9', 'ens9f0', 'ib1']);
+  // Drawn after every earlier draw, so that a seed's earlier layouts stay as they were (issue 42).
+  // A one-character NCCL_SOCKET_IFNAME, which NCCL ignores (strlen > 1), kept beside the
+  // NCCL_SOCKET_FAMILY=AF_INET6 nccl-run exports for an IPv6 master.
+  if (master.includes(':') && chance(rng, 0.6)) {
+    kept.push({ NCCL_SOCKET_IFNAME: pick(rng, ['e', 'i', 'b', '^']) });
+  }
+  // A NIC that is down first in kernel order (2.18-2.27 take its IPv4 address; 2.28 skip it).
+  if (chance(rng, 0.25)) {
+    const name = ['eno2', 'eth2', 'ens2f0'].find((candidate) => !used.has(candidate)) as string;
+    const net = nets.pop() as number;
+    nics.unshift({ name, addresses: [`198.18.${net}.9/24`], down: true });
+  }
   return {
     id: `s${seed}-${index}`,
     spec: { hostname: 'node1', nics, ...(routes.length > 0 ? { routes } : {}), etcHosts },

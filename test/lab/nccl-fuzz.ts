@@ -9,6 +9,11 @@
  *   it exports must bind the decision's interface and address;
  * - `pick`: what nccl-run says NCCL binds in the job (`nccl.pick`), against
  *   NCCL run with the user's environment and nccl-run's variables;
+ * - `devices` (issue 42): the socket transport's device list nccl-run
+ *   reports (`nccl.devices`, `unmanaged.nccl.devices`): its first element
+ *   against the real NCCL's bootstrap pick (without NCCL_COMM_ID, the same
+ *   walk), and the whole list against the one the source implies on the
+ *   host's real getifaddrs (socket-devices.ts: no GPU, no ncclNetSocketInit);
  * - each of the layout's kept settings (NCCL_SOCKET_IFNAME, NCCL_SOCKET_FAMILY): `pick` and
  *   `unmanaged` again under it. A refusal's explain --json keeps `nccl` and
  *   `unmanaged`, so a refused setting is compared too.
@@ -21,10 +26,12 @@
  * the hand-written ORACLE_LAYOUTS.
  */
 import { execa } from 'execa';
+import { ncclBehaviour } from '../../src/nccl/behaviour.js';
 import { type GlooDeviceCase, glooDevices } from './gloo-fuzz.js';
 import { type FuzzLayout, generateLayout } from './layout-fuzz.js';
 import { addWire, type Bind, buildHost, ncclBootstrap, runNcclRun } from './nccl-oracle.js';
 import type { Lab } from './netns.js';
+import { sourceDevices } from './socket-devices.js';
 
 export interface FuzzStack {
   /** The lab root's suite, for the report. */
@@ -39,7 +46,7 @@ export interface Comparison {
   stack: string;
   /** The user's NCCL_SOCKET_IFNAME, or 'nothing set'. */
   setting: string;
-  what: 'unmanaged' | 'decision' | 'pick' | 'gloo';
+  what: 'unmanaged' | 'decision' | 'pick' | 'gloo' | 'devices';
   ncclRun: string;
   nccl: string;
   equal: boolean;
@@ -69,6 +76,9 @@ interface Explained {
   env: Record<string, string>;
   pick: Bind | undefined;
   unmanaged: Bind | undefined;
+  /** nccl.devices and unmanaged.nccl.devices: the socket transport's devices, in NCCL's index order. */
+  devices: Bind[] | undefined;
+  unmanagedDevices: Bind[] | undefined;
   gloo: Bind | undefined;
   /** The refusal's message; null where it decided. */
   error: string | null;
@@ -217,6 +227,12 @@ async function compareLayout(
 ): Promise<{ found: { comparison: Comparison; log: string }[]; plain: Explained }> {
   let plain: Explained | undefined;
   const out: { comparison: Comparison; log: string }[] = [];
+  const implied: {
+    setting: string;
+    env: Record<string, string>;
+    listed: Bind[] | undefined;
+    stderr: string;
+  }[] = [];
   const nccl = (env: Record<string, string>) =>
     ncclBootstrap(lab, host, stack.root, stack.nccl, env).then(
       (run) => ({ bind: run.bind as Bind | undefined, log: run.log }),
@@ -226,9 +242,10 @@ async function compareLayout(
     setting: string,
     what: Comparison['what'],
     ncclRun: string,
-    real: { bind: Bind | undefined; log: string },
+    real: { bind: Bind | undefined; log: string; list?: string },
     stderr: string,
-  ) =>
+  ) => {
+    const said = real.list ?? show(real.bind);
     out.push({
       comparison: {
         layout: layout.id,
@@ -236,11 +253,12 @@ async function compareLayout(
         setting,
         what,
         ncclRun,
-        nccl: show(real.bind),
-        equal: real.bind !== undefined && ncclRun === show(real.bind),
+        nccl: said,
+        equal: (real.list !== undefined || real.bind !== undefined) && ncclRun === said,
       },
       log: `NCCL:\n${real.log}\nnccl-run:\n${stderr}`,
     });
+  };
 
   for (const kept of [null, ...layout.kept]) {
     const userEnv: Record<string, string> = kept ?? {};
@@ -257,11 +275,40 @@ async function compareLayout(
     const exported = Object.keys(explained.env).some((name) => name.startsWith('NCCL_'));
     const withVariables = exported ? await nccl({ ...userEnv, ...explained.env }) : alone;
     compare(setting, 'pick', show(explained.pick), withVariables, explained.stderr);
+    const jobEnv = { ...userEnv, ...explained.env };
+    for (const [env, listed, real] of [
+      [userEnv, explained.unmanagedDevices, alone],
+      [jobEnv, explained.devices, withVariables],
+    ] as const) {
+      // With NCCL_COMM_ID the bootstrap matches a subnet instead; the transport's list is not its walk.
+      if (env.NCCL_COMM_ID !== undefined) continue;
+      const first = listed === undefined ? undefined : (listed[0] ?? null);
+      compare(setting, 'devices', show(first), real, explained.stderr);
+      implied.push({ setting, env, listed, stderr: explained.stderr });
+    }
     // Where nccl-run decided and NCCL_SOCKET_IFNAME is its own, NCCL must bind the decision.
     if (explained.decision !== null && kept === null) {
       const { interface: name, address } = explained.decision;
       compare(setting, 'decision', `${name} ${address}`, withVariables, explained.stderr);
     }
+  }
+  // The whole lists against the source's walk over the host's getifaddrs: one python3 per layout and stack.
+  const skips = ncclBehaviour(stack.nccl).interfaceRules.skipsNotRunning;
+  const lists = await sourceDevices(
+    lab,
+    host,
+    implied.map((entry) => entry.env),
+    skips,
+  );
+  for (const [index, entry] of implied.entries()) {
+    const said = showList(lists[index]);
+    compare(
+      entry.setting,
+      'devices',
+      showList(entry.listed),
+      { bind: undefined, list: said, log: JSON.stringify(entry.env) },
+      entry.stderr,
+    );
   }
   return { found: out, plain: plain as Explained };
 }
@@ -286,8 +333,8 @@ async function explain(
   let json: {
     decision?: { interface: string; address: string } | null;
     env?: Record<string, string>;
-    nccl?: { pick: Bind };
-    unmanaged?: { nccl: Bind; gloo: Bind };
+    nccl?: { pick: Bind; devices?: Bind[] };
+    unmanaged?: { nccl: (Bind & { devices?: Bind[] }) | null; gloo: Bind };
     error?: { message: string };
   } = {};
   try {
@@ -300,12 +347,25 @@ async function explain(
     decision: run.exitCode === 0 ? (json.decision ?? null) : null,
     env: json.env ?? {},
     pick: json.nccl?.pick,
-    unmanaged: json.unmanaged?.nccl,
+    unmanaged: json.unmanaged === undefined ? undefined : bindOf(json.unmanaged.nccl),
+    devices: json.nccl?.devices,
+    unmanagedDevices:
+      json.unmanaged === undefined ? undefined : (json.unmanaged.nccl?.devices ?? []),
     gloo: json.unmanaged?.gloo,
     error: json.error?.message ?? (run.exitCode === 0 ? null : run.stderr),
     stderr: run.stderr,
   };
 }
+
+const bindOf = (bind: (Bind & { devices?: Bind[] }) | null): Bind =>
+  bind === null ? null : { interface: bind.interface, address: bind.address };
+
+const showList = (list: readonly Bind[] | undefined): string =>
+  list === undefined
+    ? 'not reported'
+    : list.length === 0
+      ? 'none'
+      : list.map((device, index) => `[${index}]${show(device)}`).join(' ');
 
 /** A mismatch as a reader acts on it: what differs, then the layout to replay or copy into ORACLE_LAYOUTS. */
 export function describeMismatch({ comparison: c, layout, log }: Mismatch): string {

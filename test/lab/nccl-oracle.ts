@@ -8,6 +8,7 @@
  *
  *   NCCL INFO Bootstrap : Using eth1:198.18.2.2<0>      (2.28+: "Bootstrap: Using")
  *   NCCL WARN Bootstrap : no socket interface found
+ *   NCCL WARN NET/Socket : No usable listening interface found   (NCCL_COMM_ID matched no subnet)
  *
  * The line comes before NCCL binds, so a pick it cannot bind (a down NIC, a
  * link-local address) is still reported as the pick.
@@ -242,7 +243,15 @@ export function parseBootstrapLine(log: string, using: string): Bind {
   if (line?.[1] !== undefined && line[2] !== undefined) {
     return { interface: line[1], address: line[2] };
   }
-  if (/NCCL WARN Bootstrap ?: no socket interface found/.test(log)) return null;
+  // bootstrapNetInit's two "none" warnings (v2.22.3-1 src/bootstrap.cc:41 and :48, v2.29.7-1 :124 and :130):
+  // NCCL_COMM_ID's subnet matched nothing, or ncclFindInterfaces found nothing.
+  if (
+    /NCCL WARN (Bootstrap ?: no socket interface found|NET\/Socket : No usable listening interface found)/.test(
+      log,
+    )
+  ) {
+    return null;
+  }
   throw new Error(`NCCL printed no bootstrap interface:\n${log}`);
 }
 

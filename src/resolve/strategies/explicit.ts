@@ -15,6 +15,7 @@ import { originText } from '../../origin.js';
 import { predicate } from '../candidates.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
+import { loopbackRefusal } from '../loopback-address.js';
 import { reachMaster } from '../reach-master.js';
 import { type Unusable, unusable, unusableText, usableAddress } from '../usable.js';
 
@@ -33,6 +34,12 @@ function fromIfaceOption(facts: HostFacts, context: ResolveContext): StrategyOut
   for (const name of names) {
     const iface = facts.interfaces.find((candidate) => candidate.name === name);
     const address = iface === undefined ? null : chosenAddress(iface, context.family);
+    // SPEC: `--iface lo` in a multi-node job whose master is another host is 69.
+    const loopback = iface?.kind === 'loopback' ? loopbackRefusal(facts, context, name) : null;
+    if (address !== null && loopback !== null) {
+      failures.push(`${name}: ${loopback}`);
+      continue;
+    }
     if (address !== null) {
       const first = names.length > 1 ? ` (first usable of ${names.join(',')})` : '';
       return {

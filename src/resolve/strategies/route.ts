@@ -13,9 +13,10 @@ import {
   isLoopbackAddress,
   sameAddress,
 } from '../../host/ip-address.js';
-import { predicate, rejection } from '../candidates.js';
+import { predicate, reachContext, rejection } from '../candidates.js';
 import type { Strategy } from '../decision.js';
 import { familyLabel } from '../ip-prefix.js';
+import { fixFor, heldByLoopback } from '../loopback-address.js';
 import { usableAddresses } from '../usable.js';
 
 export const route: Strategy = (facts, context) => {
@@ -46,7 +47,15 @@ export const route: Strategy = (facts, context) => {
     return { outcome: 'skipped', reason };
   }
   const at = answer.type === 'local' ? `${how}, on ${iface.name}` : `${how} via ${iface.name}`;
-  const why = rejection(iface, context);
+  const why = rejection(iface, reachContext(context));
+  // The kernel sends from an address only lo holds (BGP unnumbered): name lo, it and the fix.
+  const onLo = answer.type === 'local' ? null : heldByLoopback(facts, answer.source);
+  if (onLo !== null && why !== null) {
+    return {
+      outcome: 'fatal',
+      reason: `${at} from ${onLo}, an address only lo holds (a BGP-unnumbered /32): NCCL would bind lo's first address, 127.0.0.1, which other nodes cannot reach; ${fixFor(onLo)}`,
+    };
+  }
   // SPEC: the interface that reaches the master but must be rejected is fatal,
   // never a fall-through to `speed` (a loopback master is not that case).
   if (why !== null && !isLoopbackAddress(destination)) {

@@ -7,7 +7,7 @@
  */
 import type { HostFacts } from '../../host/host-facts.js';
 import { familyOf, isLoopbackAddress, prefixContains, sameAddress } from '../../host/ip-address.js';
-import { type Candidate, candidates, predicate, rejection } from '../candidates.js';
+import { type Candidate, candidates, predicate, reachContext, rejection } from '../candidates.js';
 import type { ResolveContext, Strategy, StrategyOutcome } from '../decision.js';
 import { familyLabel, networkOf } from '../ip-prefix.js';
 import { compareBySpeed } from '../speed-ranking.js';
@@ -18,7 +18,8 @@ interface Match {
   reason: string;
 }
 
-export const subnet: Strategy = (facts, context) => {
+export const subnet: Strategy = (facts, given) => {
+  const context = reachContext(given);
   if (context.master === null) return { outcome: 'skipped', reason: 'no master address known' };
   const { host, addresses } = context.master;
   const masters = addresses.filter((address) => familyOf(address) === context.family);

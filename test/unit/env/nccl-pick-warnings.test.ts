@@ -22,7 +22,7 @@ function warningsFor(
   return ncclSettingWarnings({
     facts,
     settings: full,
-    pick: ncclPick(facts, full, '2.19-2.27', commIdAddress),
+    pick: ncclPick(facts, full, '2.18-2.27', commIdAddress),
     reach: reachMaster(facts, context),
     chosen,
     keptIfname:

@@ -11,7 +11,7 @@ import { loadFacts, makeContext } from '../../fixtures/facts/facts-fixtures.js';
 const facts = loadFacts('lab-mgmt-first');
 const context = makeContext({
   master: { host: 'master', addresses: ['198.18.2.1'] },
-  ncclRules: '2.19-2.27',
+  ncclRules: '2.18-2.27',
 });
 const decision = runChain(DEFAULT_CHAIN, facts, context);
 const OURS = { NCCL_SOCKET_IFNAME: '=eth1', NCCL_SOCKET_FAMILY: 'AF_INET' };
@@ -36,9 +36,14 @@ describe('ncclPicture', () => {
   it("with nccl-run's variables NCCL binds the decision; unmanaged, both take the management NIC", () => {
     expect(picture({})).toEqual({
       pick: { interface: 'eth1', address: '198.18.2.5' },
+      // nccl-run's `=eth1`: one device, which carries the job; no device warnings.
+      devices: [{ interface: 'eth1', address: '198.18.2.5' }],
+      deviceWarnings: [],
       unmanaged: {
         nccl: { interface: 'eth0', address: '198.18.100.5' },
         gloo: { interface: 'eth0', address: '198.18.100.5' },
+        // NCCL's defaults take every interface but docker and lo: each is a device.
+        ncclDevices: expect.arrayContaining([{ interface: 'eth0', address: '198.18.100.5' }]),
       },
       settingWarnings: [],
       bindWarning: null,

@@ -127,9 +127,13 @@ describe('readHostFactsFrom over a fixture tree', () => {
       osInterfaces,
     });
     expect(facts.routes).toEqual([]);
-    // Node's order, which is getifaddrs' (the kernel's): no ifindex to sort by.
+    // Node's order, which is getifaddrs' (the kernel's): no ifindex to sort by; lo by its 127.0.0.1.
     expect(facts.interfaces.map((iface) => [iface.name, iface.kind, iface.operstate])).toEqual(
-      Object.keys(osInterfaces).map((name) => [name, 'other-virtual', null]),
+      Object.keys(osInterfaces).map((name) => [
+        name,
+        name === 'lo' ? 'loopback' : 'other-virtual',
+        null,
+      ]),
     );
   });
 });
@@ -201,5 +205,32 @@ describe('addressesHiddenFromNode: when `ip -d addr show` is asked (the host dec
     expect(
       addressesHiddenFromNode(join(root, 'nothing'), join(root, 'proc'), [], osInterfaces),
     ).toBe(true);
+  });
+});
+
+// Issue 42: a bare chroot has no /sys. The real /proc and Node's own list still show lo's
+// 127.0.0.1, and the facts say what they could not read instead of "no loopback interface".
+describe('readHostFactsFrom without /sys (a bare chroot)', () => {
+  it('still knows lo as the loopback, and names /sys/class/net as unread', async () => {
+    const facts = await readHostFactsFrom({
+      sysRoot: join(root, 'no-such-sys'),
+      procRoot: join(root, 'no-such-proc'),
+      ip: 'never',
+      hostname: 'chroot',
+      osInterfaces: {
+        lo: [
+          {
+            address: '127.0.0.1',
+            netmask: '255.0.0.0',
+            family: 'IPv4',
+            mac: '00:00:00:00:00:00',
+            internal: true,
+            cidr: '127.0.0.1/8',
+          },
+        ],
+      },
+    });
+    expect(facts.interfaces).toMatchObject([{ name: 'lo', kind: 'loopback' }]);
+    expect(facts.unread).toEqual([join(root, 'no-such-sys', 'class/net')]);
   });
 });

@@ -10,9 +10,9 @@ import { compareVersions } from '../../../src/version-order.js';
 
 describe('ncclRules', () => {
   it.each([
-    ['2.18.3', '2.19-2.27'],
-    ['2.22.3', '2.19-2.27'],
-    ['2.27.7', '2.19-2.27'],
+    ['2.18.3', '2.18-2.27'],
+    ['2.22.3', '2.18-2.27'],
+    ['2.27.7', '2.18-2.27'],
     ['2.28.3', '2.28+'],
     ['2.29.7', '2.28+'],
     ['3.0.1', '2.28+'],
@@ -22,7 +22,7 @@ describe('ncclRules', () => {
   });
 
   it('each set of rules says what its NCCL does', () => {
-    expect(interfaceRules('2.19-2.27')).toMatchObject({ skipsNotRunning: false });
+    expect(interfaceRules('2.18-2.27')).toMatchObject({ skipsNotRunning: false });
     expect(interfaceRules('2.28+')).toEqual({
       defaultIfnames: ['ib', '^docker,lo,virbr', 'docker', 'lo', 'virbr'],
       skipsNotRunning: true,
@@ -33,13 +33,11 @@ describe('ncclRules', () => {
 describe('ncclBehaviour', () => {
   it('folds every record up to the version, by the version of the record', () => {
     expect(ncclBehaviour('2.18.6')).toMatchObject({
-      readsConfFiles: false,
       confFileVariable: false,
       envPlugin: false,
       bootstrapLog: 'Bootstrap : Using',
     });
     expect(ncclBehaviour('2.22.3')).toMatchObject({
-      readsConfFiles: true,
       confFileVariable: false,
       bootstrapLog: 'Bootstrap : Using',
     });

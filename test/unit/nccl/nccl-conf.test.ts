@@ -50,10 +50,14 @@ describe('readNcclConf', () => {
     expect(readNcclConf(env, '2.22.3', root).values).toEqual({ NCCL_SOCKET_IFNAME: 'passwd' });
   });
 
-  it('before 2.19 the socket variables never come from these files', () => {
-    tree({ '/etc/nccl.conf': 'NCCL_SOCKET_IFNAME=eth0\n' });
-    expect(readNcclConf({}, '2.18.6', root).values).toEqual({});
-    expect(readNcclConf({}, '2.19.3', root).values).toEqual({ NCCL_SOCKET_IFNAME: 'eth0' });
+  // Issue 42: initEnv setenv()s the files at ncclInit in every release (v2.3.7-1 src/init.cu:102,
+  // v2.18.6-1 src/init.cc:79), before the bootstrap's getenv: the classic `^docker0` line
+  // (horovod/horovod#700) reached NCCL 2.3.5.
+  it('every release reads them, 2.18 and older as 2.19', () => {
+    tree({ '/etc/nccl.conf': 'NCCL_SOCKET_IFNAME=^docker0\n' });
+    for (const version of ['2.3.7', '2.18.6', '2.19.3', null]) {
+      expect(readNcclConf({}, version, root).values).toEqual({ NCCL_SOCKET_IFNAME: '^docker0' });
+    }
   });
 
   it('keeps only NCCL_ variables', () => {

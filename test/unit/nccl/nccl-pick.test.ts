@@ -1,7 +1,7 @@
 /**
  * The model of NCCL's interface selection (src/nccl/nccl-pick.ts) over
  * facts snapshots. The lab-* fixtures are the NCCL oracle's hosts, and every
- * '2.19-2.27' expectation on them is what the real NCCL 2.22.3 printed there
+ * '2.18-2.27' expectation on them is what the real NCCL 2.22.3 printed there
  * (test/e2e/nccl-oracle.test.ts); the '2.28+' ones follow v2.28.3-1's source.
  */
 import { describe, expect, it } from 'vitest';
@@ -34,21 +34,21 @@ describe("ncclPick: NCCL's defaults (ib, then not docker/lo [/virbr], then docke
       'the management NIC, first in kernel order',
       'lab-mgmt-first',
       {},
-      '2.19-2.27',
+      '2.18-2.27',
       bind('eth0', '198.18.100.5'),
     ],
     [
       'docker0 is skipped, a compose bridge is not',
       'lab-docker-bridges',
       {},
-      '2.19-2.27',
+      '2.18-2.27',
       bind('br-5f3a9c1d', '203.0.113.65'),
     ],
     [
-      '2.19-2.27 take virbr0',
+      '2.18-2.27 take virbr0',
       'lab-virbr-vpn-first',
       {},
-      '2.19-2.27',
+      '2.18-2.27',
       bind('virbr0', '203.0.113.129'),
     ],
     // virbr is excluded, and tun0 (no process behind it) is not running.
@@ -59,12 +59,12 @@ describe("ncclPick: NCCL's defaults (ib, then not docker/lo [/virbr], then docke
       '2.28+',
       bind('eth0', '198.18.4.5'),
     ],
-    ['eth1 before eth10', 'lab-prefix-names', {}, '2.19-2.27', bind('eth1', '198.18.100.5')],
+    ['eth1 before eth10', 'lab-prefix-names', {}, '2.18-2.27', bind('eth1', '198.18.100.5')],
     [
       'an ib0 on an unrelated network wins',
       'lab-ib0-unrelated',
       {},
-      '2.19-2.27',
+      '2.18-2.27',
       bind('ib0', '198.19.50.5'),
     ],
     [
@@ -78,14 +78,14 @@ describe("ncclPick: NCCL's defaults (ib, then not docker/lo [/virbr], then docke
       'every IPv4 address before any IPv6 one',
       'lab-dual-stack',
       {},
-      '2.19-2.27',
+      '2.18-2.27',
       bind('eth0', '198.18.100.5'),
     ],
     [
-      '2.19-2.27 take a down NIC that keeps its IPv4 address',
+      '2.18-2.27 take a down NIC that keeps its IPv4 address',
       'lab-down-nic',
       {},
-      '2.19-2.27',
+      '2.18-2.27',
       bind('eth0', '198.18.100.5'),
     ],
     [
@@ -99,7 +99,7 @@ describe("ncclPick: NCCL's defaults (ib, then not docker/lo [/virbr], then docke
       'AF_INET6: a link-local address is taken (and then fails to bind)',
       'lab-dual-stack',
       { family: 'AF_INET6' },
-      '2.19-2.27',
+      '2.18-2.27',
       bind('eth0', 'fe80::40b1:e5ff:feb6:8a32'),
     ],
     [
@@ -148,44 +148,44 @@ describe("ncclPick: the user's NCCL_SOCKET_IFNAME, each syntax", () => {
       '^lo: docker0 is no exception',
       'lab-docker-bridges',
       { ifname: '^lo' },
-      '2.19-2.27',
+      '2.18-2.27',
       bind('docker0', '203.0.113.1'),
     ],
     [
       '^docker,lo',
       'lab-docker-bridges',
       { ifname: '^docker,lo' },
-      '2.19-2.27',
+      '2.18-2.27',
       bind('br-5f3a9c1d', '203.0.113.65'),
     ],
     [
       '^=docker0 leaves lo, first in kernel order',
       'lab-docker-bridges',
       { ifname: '^=docker0' },
-      '2.19-2.27',
+      '2.18-2.27',
       bind('lo', '127.0.0.1'),
     ],
     [
       'a prefix takes eth1 and eth10: eth1 first',
       'lab-prefix-names',
       { ifname: 'eth1' },
-      '2.19-2.27',
+      '2.18-2.27',
       bind('eth1', '198.18.100.5'),
     ],
     [
       '=eth1 is eth1 only',
       'lab-prefix-names',
       { ifname: '=eth1' },
-      '2.19-2.27',
+      '2.18-2.27',
       bind('eth1', '198.18.100.5'),
     ],
-    ['eth10', 'lab-prefix-names', { ifname: 'eth10' }, '2.19-2.27', bind('eth10', '198.18.10.5')],
-    ['=^eth1 matches no name', 'lab-prefix-names', { ifname: '=^eth1' }, '2.19-2.27', null],
+    ['eth10', 'lab-prefix-names', { ifname: 'eth10' }, '2.18-2.27', bind('eth10', '198.18.10.5')],
+    ['=^eth1 matches no name', 'lab-prefix-names', { ifname: '=^eth1' }, '2.18-2.27', null],
     [
       'one character is ignored: the defaults run',
       'lab-prefix-names',
       { ifname: 'e' },
-      '2.19-2.27',
+      '2.18-2.27',
       bind('eth1', '198.18.100.5'),
     ],
     [
@@ -199,21 +199,21 @@ describe("ncclPick: the user's NCCL_SOCKET_IFNAME, each syntax", () => {
       "^docker,lo with AF_INET6: the management NIC's link-local address",
       'lab-dual-stack',
       { ifname: '^docker,lo', family: 'AF_INET6' },
-      '2.19-2.27',
+      '2.18-2.27',
       bind('eth0', 'fe80::40b1:e5ff:feb6:8a32'),
     ],
     [
       "the first IPv4 address of a NIC, not the master's",
       'lab-multi-address',
       { ifname: '=eth1', family: 'AF_INET' },
-      '2.19-2.27',
+      '2.18-2.27',
       bind('eth1', '198.18.9.5'),
     ],
     [
       'IPv6: newest first within a scope',
       'lab-multi-address',
       { ifname: '=eth1', family: 'AF_INET6' },
-      '2.19-2.27',
+      '2.18-2.27',
       bind('eth1', '2001:db8:9::5'),
     ],
   ])('%s', (_, fixture, settings, rules, expected) => {
@@ -233,7 +233,7 @@ describe('ncclPick: NCCL_COMM_ID moves the bootstrap to the subnet of its addres
     ['on no local network: nothing', { commId: '198.19.9.9:29600' }, '198.19.9.9', null],
     ['that does not resolve: nothing', { commId: 'nowhere:29600' }, null, null],
   ])('%s', (_, settings, address, expected) => {
-    expect(ncclPick(facts, { ...none, ...settings }, '2.19-2.27', address)).toEqual(expected);
+    expect(ncclPick(facts, { ...none, ...settings }, '2.18-2.27', address)).toEqual(expected);
   });
 });
 
@@ -294,9 +294,9 @@ describe('ncclBindOn: the address NCCL binds on the chosen interface', () => {
 describe('ncclRules and ncclSettings', () => {
   it.each<[string | null, NcclRules]>([
     [null, '2.28+'],
-    ['2.18.6', '2.19-2.27'],
-    ['2.22.3', '2.19-2.27'],
-    ['2.27.7', '2.19-2.27'],
+    ['2.18.6', '2.18-2.27'],
+    ['2.22.3', '2.18-2.27'],
+    ['2.27.7', '2.18-2.27'],
     ['2.28.3', '2.28+'],
     ['2.30.7', '2.28+'],
     ['3.0.0', '2.28+'],

@@ -52,7 +52,7 @@ describe('a made-up NCCL 2.99.1, one record added', () => {
     expect(ncclRules('2.99.1')).toBe('2.99+');
     expect(ncclRules(null)).toBe('2.99+');
     expect(ncclRules('2.29.7')).toBe('2.28-2.98');
-    expect(ncclRules('2.22.3')).toBe('2.19-2.27');
+    expect(ncclRules('2.22.3')).toBe('2.18-2.27');
     expect(ncclBehaviour('2.99.1').bootstrapLog).toBe('Bootstrap: using');
   });
 

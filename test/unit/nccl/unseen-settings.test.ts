@@ -67,3 +67,16 @@ describe('unseenNcclSettings', () => {
     expect(unseenNcclSettings(nccl('2.29.7'), null, { NCCL_OOB_NET_ENABLE: '0' })).toEqual([]);
   });
 });
+
+describe('a release older than the oldest modelled', () => {
+  it('is named as such, its picture uncertain; the oldest modelled and newer are not', () => {
+    const lib = (version: string | null) => ({ version, source: 'libnccl.so.2', library: null });
+    expect(unseenNcclSettings(lib('2.7.8'), null, {})).toEqual([
+      expect.stringMatching(
+        /^NCCL 2\.7\.8 is older than 2\.18\.1, the oldest release nccl-run models: .*uncertain/,
+      ),
+    ]);
+    expect(unseenNcclSettings(lib('2.18.1'), null, {})).toEqual([]);
+    expect(unseenNcclSettings(lib(null), null, {})).toEqual([]);
+  });
+});

@@ -105,10 +105,12 @@ describe('derive', () => {
       rules: '2.28+',
       pick: { interface: 'eth1', address: '198.18.2.5' },
     });
-    expect(plan.unmanaged).toEqual({
+    expect(plan.unmanaged).toMatchObject({
       nccl: { interface: 'eth0', address: '198.18.100.5' },
       gloo: { interface: 'eth0', address: '198.18.100.5' },
     });
+    expect(plan.unmanaged.ncclDevices[0]).toEqual({ interface: 'eth0', address: '198.18.100.5' });
+    expect(plan.nccl.devices).toEqual([{ interface: 'eth1', address: '198.18.2.5' }]);
     expect(plan.transport.verdict.kind).toBe('socket');
     expect(plan.command).toEqual(['torchrun', '--nnodes=2', 'train.py']);
   });

@@ -69,7 +69,7 @@ describe('readStack', () => {
       library: '/usr/lib/x86_64-linux-gnu/libnccl.so.2',
     });
     expect(torchrunTable(stack.torch.version).torch).toBe('2.6');
-    expect(ncclRules(stack.nccl.version)).toBe('2.19-2.27');
+    expect(ncclRules(stack.nccl.version)).toBe('2.18-2.27');
   });
 
   it("a venv: pyvenv.cfg makes it the prefix; the wheel's NCCL beside torch, not NCCL_VERSION", () => {

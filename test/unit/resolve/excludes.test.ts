@@ -69,8 +69,15 @@ describe('buildExcludes', () => {
   it('puts the defaults first, then the user entries', () => {
     const rules = buildExcludes(['=eth1', '172.16.0.0/12'], false);
     expect(rules).toHaveLength(DEFAULT_EXCLUDES.length + 2);
-    expect(rules[0]).toEqual({ kind: 'prefix', value: 'lo' });
+    expect(rules[0]).toEqual({ kind: 'prefix', value: 'lo', byDefault: true });
     expect(rules.slice(-2).map(describeExclude)).toEqual(['=eth1', '172.16.0.0/12']);
+  });
+
+  it('a default the user names too is theirs (a VPN they exclude stays excluded)', () => {
+    const rules = buildExcludes(['tailscale'], false);
+    expect(rules.filter((rule) => describeExclude(rule) === 'prefix tailscale')).toEqual([
+      { kind: 'prefix', value: 'tailscale' },
+    ]);
   });
 
   it('drops the defaults on request', () => {

@@ -183,6 +183,16 @@ describe('the default chain', () => {
       'subnet',
       'explicit:skipped local:skipped multus:skipped subnet:picked',
     ],
+    // SPEC "Causes users meet": a VPN the master is reached through is the job's network.
+    [
+      'tailscale host, the master on the tailnet: its default exclude gives way, the route wins',
+      'tailscale-host',
+      master('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
+      'tailscale0',
+      '100.101.102.103',
+      'route',
+      'explicit:skipped local:skipped multus:skipped subnet:skipped route:picked',
+    ],
     [
       'tailscale host without default excludes: the route wins',
       'tailscale-host',
@@ -315,10 +325,14 @@ describe('when no interface can be chosen', () => {
       'subnet',
       '198.18.12.0/22 on ens2f0 contains master 198.18.12.1, but ens2f0 is down (no carrier); name the interface to use with --iface, or change --exclude',
     ],
+    // A VPN the user excludes by name stays excluded (SPEC "Causes users meet").
     [
-      'the master is on the tailnet, and tailscale0 is excluded by default',
+      'the master is on the tailnet, and the user excluded tailscale',
       'tailscale-host' as const,
-      master('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
+      {
+        ...master('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
+        excludes: buildExcludes(['tailscale'], false),
+      },
       'route',
       'route to 100.90.1.2 leaves via tailscale0, which is excluded (prefix tailscale); name the interface to use with --iface, or change --exclude',
     ],

@@ -74,9 +74,4 @@ describe('netPluginEntries', () => {
     const list = Array.from({ length: 20 }, (_, i) => `p${i}`).join(',');
     expect(names(list, '2.29.7')).toHaveLength(14);
   });
-
-  it('reads NCCL_NET_PLUGIN from NCCL’s files from 2.26 (ncclGetEnv), by getenv before', () => {
-    expect(ncclBehaviour('2.25.1').netPluginNames.readsConfFiles).toBe(false);
-    expect(ncclBehaviour('2.26.2').netPluginNames.readsConfFiles).toBe(true);
-  });
 });

@@ -209,9 +209,9 @@ describe('explicit: a NCCL_SOCKET_IFNAME the user already set', () => {
       },
     ],
     [
-      'NCCL 2.19-2.27 binds a down port and fails',
+      'NCCL 2.18-2.27 binds a down port and fails',
       'bond-host',
-      { userNcclIfname: 'ens2', ncclRules: '2.19-2.27' },
+      { userNcclIfname: 'ens2', ncclRules: '2.18-2.27' },
       {
         outcome: 'fatal',
         reason:

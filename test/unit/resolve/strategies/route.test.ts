@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RouteAnswer } from '../../../../src/host/host-facts.js';
 import type { ResolveContext, StrategyOutcome } from '../../../../src/resolve/decision.js';
+import { buildExcludes } from '../../../../src/resolve/excludes.js';
 import { route } from '../../../../src/resolve/strategies/route.js';
 import {
   type FixtureName,
@@ -65,9 +66,28 @@ describe('route', () => {
       },
     ],
     [
-      'the tailnet route leaves via an excluded tunnel',
+      // SPEC "Causes users meet": a VPN the master is reached through is the job's network.
+      'the tailnet route leaves via a tunnel excluded only by default: it is the job’s network',
       'tailscale-host',
       toMaster('ws-lab-1', ['100.90.1.2'], [via('100.90.1.2', 'tailscale0', '100.101.102.103')]),
+      {
+        outcome: 'picked',
+        interface: 'tailscale0',
+        address: '100.101.102.103',
+        reason: 'route to 100.90.1.2 leaves via tailscale0',
+      },
+    ],
+    [
+      'the tailnet route leaves via a tunnel the user excluded',
+      'tailscale-host',
+      {
+        ...toMaster(
+          'ws-lab-1',
+          ['100.90.1.2'],
+          [via('100.90.1.2', 'tailscale0', '100.101.102.103')],
+        ),
+        excludes: buildExcludes(['tailscale'], false),
+      },
       {
         outcome: 'fatal',
         reason:
