@@ -26,6 +26,11 @@ export class ConfigError extends NcclRunError {
   readonly exitCode = EXIT.config;
 }
 
+/** `audit` found no NCCL INFO line, or could not read a path it was given. Exit 66. */
+export class NothingToReadError extends NcclRunError {
+  readonly exitCode = EXIT.noInput;
+}
+
 /** The master's name does not resolve. Exit 68. */
 export class UnresolvableMasterError extends NcclRunError {
   readonly exitCode = EXIT.unresolvableMaster;

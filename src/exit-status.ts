@@ -31,6 +31,11 @@ export const EXIT_STATUS = {
     'bad command line',
     "bad command line: a bad option value; a typo of an nccl-run option (`--ifcae`), one of its options after torchrun's, a boolean given a separate value (`--dry-run false`), a torchrun option nccl-run does not know whose value could be the script",
   ),
+  noInput: status(
+    66,
+    'audit: no NCCL line to read',
+    '`audit`: no NCCL INFO line in what it was given (NCCL_DEBUG must be INFO: `--nccl-log DIR`), or a path it cannot read',
+  ),
   unresolvableMaster: status(
     68,
     'master name does not resolve',
@@ -48,8 +53,8 @@ export const EXIT_STATUS = {
   ),
   unreachable: status(
     75,
-    'master or peer unreachable',
-    'verification failed: the master or a peer is unreachable over the chosen interface',
+    'master or peer unreachable; audit failure',
+    "verification failed: the master or a peer is unreachable over the chosen interface; `audit`: a failure found in NCCL's lines",
   ),
   config: status(
     78,

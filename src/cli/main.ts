@@ -5,6 +5,7 @@
  * into the process's exit.
  */
 import type { HandoverTarget } from '../launch/hand-over.js';
+import { auditCommand } from './commands/audit.js';
 import { checkCommand } from './commands/check.js';
 import { envCommand } from './commands/env.js';
 import { explainCommand } from './commands/explain.js';
@@ -34,6 +35,7 @@ export async function main(
     if (split.flags.version === true) return versionCommand();
     if (split.command === 'completion') return await completionCommand([]);
     if (split.command === 'init') return await initCommand(split);
+    if (split.command === 'audit') return await auditCommand(split);
     const torchrunArgs = checkTorchrunPart(split);
     const job = startJob({ argv, split, torchrunArgs, env, handover }, failures);
     return await JOB_COMMANDS[split.command](job);

@@ -40,6 +40,7 @@ export const USAGE = [
   '  nccl-run env [OPTIONS] [--] [TORCHRUN_ARGS...]      only the variables (--format shell|dotenv|json)',
   '  nccl-run check [OPTIONS] [--] [TORCHRUN_ARGS...]    resolve and verify, no launch',
   '  nccl-run init TEMPLATE [--out PATH] [--force]       slurm, k8s (TrainJob), pytorchjob, lws, docker, compose, env',
+  "  nccl-run audit [--json] [PATH...|-]                 read NCCL's own log lines: what each rank used, what is wrong",
   '  nccl-run completion                                 bash completion script',
 ].join('\n');
 

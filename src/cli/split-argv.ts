@@ -3,7 +3,9 @@
  * to the first token that is not one of them, or up to `--`; that token and
  * everything after it belong to torchrun, untouched. A subcommand word counts
  * only as the very first token. After `init TEMPLATE` only init's flags are
- * ours (--out, --force, --help), and init refuses anything else.
+ * ours (--out, --force, --help), and init refuses anything else. `audit`
+ * takes paths and its own flags in any order (`audit --json logs/`), and
+ * every word after `--` is a path.
  *
  * The same walk reads the options' values, so the rule of which tokens are
  * ours lives in one place (yargs only renders --help and completion: building
@@ -22,7 +24,7 @@ import {
 
 export interface SplitArgv {
   command: Subcommand | 'run';
-  /** Positional words of the subcommand (init's TEMPLATE). */
+  /** Positional words of the subcommand (init's TEMPLATE, audit's paths). */
   commandArgs: string[];
   /**
    * nccl-run's own options by name (kebab-case): a string, or true for a
@@ -53,9 +55,8 @@ FLAGS.set('-h', FLAGS.get('--help') as Flag);
  * here is harmless, as it is from NCCL_RUN_* or an env file shared by all.
  */
 function takes(command: SplitArgv['command'], flag: Flag): boolean {
-  return command === 'init'
-    ? flag.commands.includes('init')
-    : flag.commands.some((taker) => taker !== 'init');
+  if (command === 'init' || command === 'audit') return flag.commands.includes(command);
+  return flag.commands.some((taker) => taker !== 'init' && taker !== 'audit');
 }
 
 export function splitArgv(argv: readonly string[]): SplitArgv {
@@ -79,7 +80,15 @@ export function splitArgv(argv: readonly string[]): SplitArgv {
     const token = argv[index] as string;
     if (token === '--') {
       index += 1;
+      if (command === 'audit') commandArgs.push(...argv.slice(index));
+      if (command === 'audit') index = argv.length;
       break;
+    }
+    // audit's paths: any word that is not a flag, `-` (standard input) included.
+    if (command === 'audit' && (token === '-' || !token.startsWith('-'))) {
+      commandArgs.push(token);
+      index += 1;
+      continue;
     }
     const equals = token.startsWith('--') ? token.indexOf('=') : -1;
     const flag = equals > 0 ? token.slice(0, equals) : token;

@@ -22,8 +22,8 @@ import { VERIFY_LEVELS } from './verify-level.js';
 
 /** The commands that run a job's resolution; `init` only writes a file. */
 export const JOB_COMMANDS = ['run', 'explain', 'env', 'check'] as const;
-export type Command = (typeof JOB_COMMANDS)[number] | 'init';
-export const SUBCOMMANDS = ['explain', 'env', 'check', 'init', 'completion'] as const;
+export type Command = (typeof JOB_COMMANDS)[number] | 'init' | 'audit';
+export const SUBCOMMANDS = ['explain', 'env', 'check', 'init', 'audit', 'completion'] as const;
 export type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export type OptionGroup = 'Interface' | 'Verification' | 'Cluster' | 'NCCL' | 'Launch' | 'Output';
@@ -365,7 +365,7 @@ export const OPTIONS = {
     shownDefault: './nccl-run.env if it exists',
   }),
   'dry-run': flag('Launch', 'Do everything but launch; print the command and variables', ['run']),
-  json: flag('Output', 'Machine output on stdout', ['explain', 'env', 'check']),
+  json: flag('Output', 'Machine output on stdout', ['explain', 'env', 'check', 'audit']),
   format: option({
     ...oneOf(['shell', 'dotenv', 'json']),
     group: 'Output',
@@ -396,13 +396,13 @@ export const COMMAND_FLAGS = {
     type: 'boolean',
     group: 'Output',
     describe: 'Show help',
-    commands: [...JOB_COMMANDS, 'init'],
+    commands: [...JOB_COMMANDS, 'init', 'audit'],
   },
   version: {
     type: 'boolean',
     group: 'Output',
     describe: 'Show the version',
-    commands: [...JOB_COMMANDS, 'init'],
+    commands: [...JOB_COMMANDS, 'init', 'audit'],
   },
   out: {
     type: 'string',

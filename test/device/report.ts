@@ -23,7 +23,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { parseNcclLog } from './nccl-log.js';
+import { readOneProcess } from '../../src/audit/rank-record.js';
 import { type Row, renderTable, skip } from './rows.js';
 import { busBandwidth, dataPathRows, gbPerSecond, type NodeRun, trapRows } from './run-checks.js';
 import { stackRows } from './stack-checks.js';
@@ -194,7 +194,7 @@ function readRun(dir: string): NodeRun[] | null {
       decision: explained?.decision ?? null,
       unmanaged: explained?.unmanaged.nccl ?? null,
       env: taggedLine(agent, 'GPU_CHECK_ENV', envSchema),
-      nccl: parseNcclLog(
+      worker: readOneProcess(
         ncclLogs(dir, node)
           .map(([, text]) => text)
           .join('\n'),

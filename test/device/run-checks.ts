@@ -6,7 +6,8 @@
  *     reach the peer (as nccl-run's model of NCCL predicted), and the job
  *     failed; through nccl-run, (b) holds there too.
  */
-import type { Bound, NcclLog } from './nccl-log.js';
+import type { Bound } from '../../src/audit/nccl-events.js';
+import type { RankRecord } from '../../src/audit/rank-record.js';
 import { type Row, row } from './rows.js';
 
 /** One torchrun agent of a two-node run, and what its worker and NCCL left behind. */
@@ -22,8 +23,8 @@ export interface NodeRun {
   unmanaged: Bound | null;
   /** The variables the worker saw (its GPU_CHECK_ENV line); null when it printed none. */
   env: Record<string, string | null> | null;
-  /** NCCL's log of the node's worker. */
-  nccl: NcclLog;
+  /** What NCCL's log of the node's worker says, as audit reads it (src/audit). */
+  worker: RankRecord;
   /** The worker's GPU_CHECK_RESULT line; null when it printed none. */
   result: WorkerResult | null;
 }
@@ -65,14 +66,14 @@ export function dataPathRows(label: string, nodes: NodeRun[]): Row[] {
       : `node ${node.node}'s worker saw NCCL_SOCKET_IFNAME=${node.env?.NCCL_SOCKET_IFNAME ?? 'nothing'}, nccl-run chose ${chosen(node)}`,
   );
   const bootstrap = each((node) => {
-    const bound = node.nccl.bootstrap;
+    const bound = node.worker.nccl.bootstrap;
     if (bound === null) return `node ${node.node}: NCCL logged no bootstrap interface`;
     return bound.interface === chosen(node)
       ? null
       : `node ${node.node}: bootstrap on ${bound.interface}, not ${chosen(node)}`;
   });
   const devices = each((node) => {
-    const listed = node.nccl.socketDevices;
+    const listed = node.worker.nccl.devices.socket;
     if (listed === null || listed.length === 0)
       return `node ${node.node}: no "NET/Socket : Using" line`;
     const other = listed.filter((device) => device.interface !== chosen(node));
@@ -81,16 +82,16 @@ export function dataPathRows(label: string, nodes: NodeRun[]): Row[] {
       : `node ${node.node}: NET/Socket also on ${other.map(deviceText).join(' ')}`;
   });
   const channels = each((node) => {
-    if (node.nccl.channels.length === 0) return `node ${node.node}: no channel lines`;
-    const off = node.nccl.channels.filter((channel) => {
-      const device = node.nccl.socketDevices?.find((d) => d.index === channel.net?.device);
+    if (node.worker.nccl.channels.length === 0) return `node ${node.node}: no channel lines`;
+    const off = node.worker.nccl.channels.filter((channel) => {
+      const device = node.worker.nccl.devices.socket?.find((d) => d.index === channel.net?.device);
       return channel.net?.transport !== 'Socket' || device?.interface !== chosen(node);
     });
     return off.length === 0
       ? null
       : `node ${node.node}: ${off.length} channel(s) elsewhere (${off[0]?.via})`;
   });
-  const hostIds = nodes.map((node) => node.nccl.settings.NCCL_HOSTID ?? null);
+  const hostIds = nodes.map((node) => node.worker.settings.NCCL_HOSTID ?? null);
   const twoHosts = hostIds.every((id) => id !== null) && new Set(hostIds).size === nodes.length;
   const ran = each((node) => (node.exitCode === 0 ? null : `node ${node.node} ${ending(node)}`));
   const result = nodes.find((node) => node.result?.rank === 0)?.result ?? null;
@@ -108,14 +109,15 @@ export function dataPathRows(label: string, nodes: NodeRun[]): Row[] {
     row(
       `${label}: bootstrap`,
       bootstrap === null,
-      bootstrap ?? nodes.map((n) => `node ${n.node} ${boundText(n.nccl.bootstrap)}`).join(', '),
+      bootstrap ??
+        nodes.map((n) => `node ${n.node} ${boundText(n.worker.nccl.bootstrap)}`).join(', '),
     ),
     row(
       `${label}: NET/Socket`,
       devices === null,
       devices ??
         nodes
-          .map((n) => `node ${n.node} ${(n.nccl.socketDevices ?? []).map(deviceText)}`)
+          .map((n) => `node ${n.node} ${(n.worker.nccl.devices.socket ?? []).map(deviceText)}`)
           .join(', '),
     ),
     row(
@@ -123,7 +125,10 @@ export function dataPathRows(label: string, nodes: NodeRun[]): Row[] {
       channels === null,
       channels ??
         nodes
-          .map((n) => `node ${n.node}: ${n.nccl.channels.length} via NET/Socket on ${chosen(n)}`)
+          .map(
+            (n) =>
+              `node ${n.node}: ${n.worker.nccl.channels.length} via NET/Socket on ${chosen(n)}`,
+          )
           .join(', '),
     ),
     row(
@@ -138,7 +143,7 @@ export function dataPathRows(label: string, nodes: NodeRun[]): Row[] {
 export function trapRows(alone: NodeRun[]): Row[] {
   const failed = alone.some((node) => node.exitCode !== 0);
   const predicted = alone.map((node) => {
-    const bound = node.nccl.bootstrap;
+    const bound = node.worker.nccl.bootstrap;
     const model = node.unmanaged;
     if (bound === null) return { ok: false, text: `node ${node.node}: NCCL logged no bootstrap` };
     return {
@@ -146,7 +151,7 @@ export function trapRows(alone: NodeRun[]): Row[] {
       text: `node ${node.node}: NCCL took ${boundText(bound)}, nccl-run's model said ${boundText(model)}`,
     };
   });
-  const warning = alone.flatMap((node) => node.nccl.warnings)[0];
+  const warning = alone.flatMap((node) => node.worker.warnings)[0];
   const endings = alone.map((node) => `node ${node.node} ${ending(node)}`).join(', ');
   return [
     row(

@@ -1,10 +1,10 @@
 /**
  * The GPU check's (b) and (c) (test/device/run-checks.ts) on what its runs
  * would leave behind on the device machine: the workers' lines and NCCL's
- * logs in NCCL 2.28.9's own format (see nccl-log.test.ts).
+ * logs in NCCL 2.28.9's own format (read by src/audit, as `nccl-run audit` reads them).
  */
 import { describe, expect, it } from 'vitest';
-import { parseNcclLog } from '../../device/nccl-log.js';
+import { readOneProcess } from '../../../src/audit/rank-record.js';
 import { busBandwidth, dataPathRows, type NodeRun, trapRows } from '../../device/run-checks.js';
 
 const failed = (rows: { check: string; status: string }[]) =>
@@ -24,7 +24,7 @@ describe('busBandwidth', () => {
 /** A node's NCCL 2.28 log on interface `name` (address `address`). */
 function ncclLog(node: number, name: string, address: string, hostId = `gpu-check-node${node}`) {
   const peer = 1 - node;
-  return parseNcclLog(
+  return readOneProcess(
     [
       `gpu-host:47${node}1:47${node}1 [0] NCCL INFO NCCL_HOSTID set by environment to ${hostId}`,
       `gpu-host:47${node}1:47${node}1 [0] NCCL INFO Bootstrap: Using ${name}:${address}<0>`,
@@ -44,7 +44,7 @@ function nodeRun(node: number, overrides: Partial<NodeRun> = {}): NodeRun {
     decision: { interface: 'ens3f0', address },
     unmanaged: { interface: 'eno1', address: `198.18.10${node}.1` },
     env: { NCCL_SOCKET_IFNAME: '=ens3f0', NCCL_HOSTID: `gpu-check-node${node}` },
-    nccl: ncclLog(node, 'ens3f0', address),
+    worker: ncclLog(node, 'ens3f0', address),
     result:
       node === 0
         ? { rank: 0, ranks: 2, bytes: 256 * 2 ** 20, iters: 5, seconds: 0.125, correct: true }
@@ -64,7 +64,7 @@ describe('dataPathRows', () => {
 
   it('NCCL on another interface than the one exported fails bootstrap, NET/Socket and channels', () => {
     const rows = dataPathRows('b) data path', [
-      nodeRun(0, { nccl: ncclLog(0, 'eno1', '198.18.100.1') }),
+      nodeRun(0, { worker: ncclLog(0, 'eno1', '198.18.100.1') }),
       nodeRun(1),
     ]);
     expect(failed(rows)).toEqual([
@@ -76,7 +76,7 @@ describe('dataPathRows', () => {
   });
 
   it('one NCCL_HOSTID for both: NCCL saw one host, and its channels went over shared memory', () => {
-    const shm = parseNcclLog(
+    const shm = readOneProcess(
       [
         'gpu-host:4701:4701 [0] NCCL INFO NCCL_HOSTID set by environment to same',
         'gpu-host:4701:4701 [0] NCCL INFO Bootstrap: Using ens3f0:198.18.0.1<0>',
@@ -84,8 +84,8 @@ describe('dataPathRows', () => {
       ].join('\n'),
     );
     const rows = dataPathRows('b) data path', [
-      nodeRun(0, { nccl: shm }),
-      nodeRun(1, { nccl: ncclLog(1, 'ens3f0', '198.18.0.2', 'same') }),
+      nodeRun(0, { worker: shm }),
+      nodeRun(1, { worker: ncclLog(1, 'ens3f0', '198.18.0.2', 'same') }),
     ]);
     expect(failed(rows)).toEqual([
       'b) data path: two nodes',
@@ -117,7 +117,7 @@ describe('trapRows', () => {
     nodeRun(node, {
       decision: null,
       env: { NCCL_SOCKET_IFNAME: null },
-      nccl: parseNcclLog(
+      worker: readOneProcess(
         [
           `gpu-host:48${node}1:48${node}1 [0] NCCL INFO Bootstrap: Using eno1:198.18.10${node}.1<0>`,
           ...(node === 1
