@@ -100,7 +100,10 @@ const badFlags: [string[], RegExp][] = [
     /^--strategy: bad value 'explicit,fastest': unknown strategy 'fastest'; valid: explicit, local, multus, subnet, route, speed, agree$/,
   ],
   [['--strategy', 'route,route'], /strategy 'route' is listed twice/],
-  [['--verify', 'all'], /^--verify: bad value 'all': expected one of none, local, master, peers, collective$/],
+  [
+    ['--verify', 'all'],
+    /^--verify: bad value 'all': expected one of none, local, master, peers, collective$/,
+  ],
   [
     ['--verify-timeout', '5x'],
     /^--verify-timeout: bad value '5x': expected a duration such as 500ms, 30s, 2m$/,
