@@ -86,13 +86,20 @@ export class CollectiveLab {
     args: readonly string[],
     options: { env?: Record<string, string>; timeoutMs?: number } = {},
   ): Promise<NodeRun> {
+    return this.runCommand(node, stack, [NCCL_RUN_BIN, ...args], options);
+  }
+
+  /** Any command on the node, as run() starts nccl-run (the bench's bare torchrun job). */
+  runCommand(
+    node: ColNode,
+    stack: TorchStack,
+    command: readonly string[],
+    options: { env?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<NodeRun> {
     const child = this.lab.exec(
       node,
       'unshare',
-      [
-        ...['--uts', 'sh', '-c', 'hostname "$1" && shift && exec "$@"', 'sh', node],
-        ...[NCCL_RUN_BIN, ...args],
-      ],
+      [...['--uts', 'sh', '-c', 'hostname "$1" && shift && exec "$@"', 'sh', node], ...command],
       {
         env: {
           PATH: process.env.PATH ?? '',
