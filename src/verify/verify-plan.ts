@@ -66,6 +66,15 @@ async function collective(
   logger: Logger,
   report: VerifyReport,
 ): Promise<void> {
+  // An etcd rendezvous keeps its state under the job's id after the miniature
+  // has gone (torch's etcd_rendezvous.py), where the real job would meet it;
+  // the static and c10d stores live in torchrun's agent and go with it.
+  if (!['static', 'c10d'].includes(plan.job.rdzvBackend)) {
+    logger.warn(
+      `verify collective: skipped, the ${plan.job.rdzvBackend} rendezvous would keep the miniature's state under the job's id, where the real job meets it; checked as far as peers`,
+    );
+    return;
+  }
   const { verifyCollective } = await import('../collective/collective.js');
   const { collectiveFailure, collectiveSummary } = await import('../collective/render.js');
   const env = plan.childEnv;
