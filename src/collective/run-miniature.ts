@@ -9,12 +9,12 @@
  * - Its output is nccl-run's to keep (stdout belongs to the real job and to
  *   check --json): the last part is kept for the failure's message.
  * - It runs in a process group of its own, so that a timeout ends torchrun
- *   and every worker it started; a signal to nccl-run ends the group
- *   before nccl-run dies of it (SPEC "Launch": no process of nccl-run's
- *   outlives it).
+ *   and every worker it started; a signal to nccl-run ends the group and
+ *   removes the private folder before nccl-run dies of it (SPEC "Launch":
+ *   no process of nccl-run's outlives it).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { programText } from './program.js';
@@ -99,11 +99,14 @@ export function runMiniature(start: MiniatureStart): Promise<MiniatureRun> {
       // already gone
     }
   };
+  const guard = groupGuard(child.pid, start.dir);
   const onExit = () => killGroup('SIGKILL');
   const relays = STOPPING.map((signal) => {
     const relay = () => {
       killGroup('SIGKILL');
       removeHandlers();
+      // Nothing of the pre-flight's is left, however it ends.
+      rmSync(start.dir, { recursive: true, force: true });
       // nccl-run's own disposition follows (SPEC "Launch": 128 + N before the
       // exec): another listener of this signal runs now; with none, the
       // default, which this listener had suspended, is raised again.
@@ -137,6 +140,7 @@ export function runMiniature(start: MiniatureStart): Promise<MiniatureRun> {
       // Whatever its workers left behind in the group goes with it.
       killGroup('SIGKILL');
       removeHandlers();
+      guard?.stdin?.end('done\n');
       const status = code ?? (signal === null ? null : 128 + constants.signals[signal]);
       resolve({
         status: timedOut ? null : status,
@@ -146,4 +150,27 @@ export function runMiniature(start: MiniatureStart): Promise<MiniatureRun> {
       });
     });
   });
+}
+
+/**
+ * bin/nccl-run's shell ends Node with SIGKILL when a signal stops it before
+ * the exec, and no handler of Node's runs then: a guard of the group, a
+ * shell that waits for a line on a pipe from Node, kills the group and
+ * removes the private folder when the pipe closes without one (Node is
+ * gone, however), and leaves both when Node says the miniature has ended.
+ */
+function groupGuard(pid: number | undefined, dir: string) {
+  if (pid === undefined) return null;
+  const guard = spawn(
+    '/bin/sh',
+    [
+      '-c',
+      'read -r line || { kill -s KILL -- "-$1" 2>/dev/null; rm -rf -- "$2"; }',
+      ...['sh', String(pid), dir],
+    ],
+    { stdio: ['pipe', 'ignore', 'ignore'], detached: true },
+  );
+  guard.unref();
+  guard.on('error', () => {});
+  return guard;
 }

@@ -47,6 +47,15 @@ function checkArgs(
   ];
 }
 
+/** Polls an observable state until it holds; fails with the bound's reason if it never does. */
+async function until(holds: () => boolean | Promise<boolean>, boundMs: number): Promise<void> {
+  const began = performance.now();
+  while (!(await holds())) {
+    if (performance.now() - began > boundMs) throw new Error(`not reached in ${boundMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 function parsed(stdout: string): CheckJson {
   return JSON.parse(stdout) as CheckJson;
 }
@@ -175,6 +184,27 @@ torchTier('1.13', (stack) => {
     expect(findings[1]?.message).toMatch(/did not reach the end of the collective/);
     expect(lab.leftovers()).toEqual([]);
   }, 180_000);
+
+  it('SIGTERM to one node during the miniature: its torchrun and workers end, nothing is left', async () => {
+    const job = { nodes: 2, rendezvous: 'static' as const, port: 29615 };
+    const stop = new AbortController();
+    // 20 s: the other node waits that long for its lost peer, then 15 s at the barrier.
+    const args = (node: ColNode) =>
+      checkArgs(lab, stack(), node, job).map((word) => (word === '60s' ? '20s' : word));
+    const a = lab.run('col-a', stack(), args('col-a'), { cancelSignal: stop.signal });
+    const b = lab.run('col-b', stack(), args('col-b'));
+    // Both workers have started (each wrote its stage) before the signal.
+    await until(() => lab.stages().length >= 2, 120_000);
+    stop.abort();
+    const ended = await a;
+    // bin/nccl-run dies of the signal itself (SPEC "Launch": 128 + N).
+    expect([ended.code, ended.signal]).toEqual([-1, 'SIGTERM']);
+    await until(async () => (await lab.pids('col-a')).length === 0, 10_000);
+    // The other node's miniature lost its peer: it fails, and names it at the end.
+    const other = await b;
+    expect(other.code, other.stderr).toBe(75);
+    expect(lab.leftovers()).toEqual([]);
+  }, 240_000);
 });
 
 torchTier('2.6', (stack) => {

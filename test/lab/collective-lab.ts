@@ -11,6 +11,7 @@
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { CHECKOUT } from './debian-root.js';
 import { Lab } from './netns.js';
 import { NCCL_RUN_BIN, type TorchStack, type TorchVersion } from './torch-job.js';
@@ -20,9 +21,18 @@ export type ColNode = (typeof NODE_NAMES)[number];
 const address = (index: number) => `198.18.70.${index + 1}`;
 
 export interface NodeRun {
+  /** The exit status; -1 where a signal ended it (`signal`). */
   code: number;
+  signal: string | null;
   stdout: string;
   stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string>;
+  timeoutMs?: number;
+  /** Aborting it sends SIGTERM to the node's command, as a requeue or scancel does. */
+  cancelSignal?: AbortSignal;
 }
 
 export class CollectiveLab {
@@ -84,7 +94,7 @@ export class CollectiveLab {
     node: ColNode,
     stack: TorchStack,
     args: readonly string[],
-    options: { env?: Record<string, string>; timeoutMs?: number } = {},
+    options: RunOptions = {},
   ): Promise<NodeRun> {
     return this.runCommand(node, stack, [NCCL_RUN_BIN, ...args], options);
   }
@@ -94,7 +104,7 @@ export class CollectiveLab {
     node: ColNode,
     stack: TorchStack,
     command: readonly string[],
-    options: { env?: Record<string, string>; timeoutMs?: number } = {},
+    options: RunOptions = {},
   ): Promise<NodeRun> {
     const child = this.lab.exec(
       node,
@@ -110,13 +120,36 @@ export class CollectiveLab {
         extendEnv: false,
         reject: false,
         timeout: options.timeoutMs ?? 120_000,
+        ...(options.cancelSignal && { cancelSignal: options.cancelSignal }),
       },
     );
     return child.then((result) => ({
       code: result.exitCode ?? -1,
+      signal: result.signal ?? null,
       stdout: String(result.stdout),
       stderr: String(result.stderr),
     }));
+  }
+
+  /** The processes still running on the node (ip netns pids). */
+  async pids(node: ColNode): Promise<number[]> {
+    const { stdout } = await execa('ip', ['netns', 'pids', this.lab.ns(node)], { reject: false });
+    return String(stdout).split('\n').filter(Boolean).map(Number);
+  }
+
+  /** The stage files of the miniatures now running: their workers have started. */
+  stages(): string[] {
+    const list = (dir: string) => {
+      try {
+        return readdirSync(dir);
+      } catch {
+        // removed as the miniature ended
+        return [];
+      }
+    };
+    return list(this.tmp)
+      .filter((name) => name.startsWith('nccl-run-collective-'))
+      .flatMap((dir) => list(join(this.tmp, dir)).filter((name) => name.startsWith('stage.')));
   }
 
   /** What the miniatures left in TMPDIR: nothing, once every node has ended. */
