@@ -9,12 +9,13 @@
  * - Its output is nccl-run's to keep (stdout belongs to the real job and to
  *   check --json): the last part is kept for the failure's message.
  * - It runs in a process group of its own, so that a timeout ends torchrun
- *   and every worker it started; a signal to nccl-run ends the group and
- *   removes the private folder before nccl-run dies of it (SPEC "Launch":
- *   no process of nccl-run's outlives it).
+ *   and every worker it started (SIGTERM, torchrun's own way to stop its
+ *   workers, then SIGKILL); when nccl-run is stopped by a signal the guard
+ *   below does the same and removes the private folder (SPEC "Launch": no
+ *   process of nccl-run's outlives it by more than a moment).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { programText } from './program.js';
@@ -100,13 +101,14 @@ export function runMiniature(start: MiniatureStart): Promise<MiniatureRun> {
     }
   };
   const guard = groupGuard(child.pid, start.dir);
-  const onExit = () => killGroup('SIGKILL');
+  // SIGTERM: torchrun stops its workers, which torch 2.x starts in sessions
+  // of their own (subprocess_handler.py start_new_session), out of reach of
+  // the group's SIGKILL; the guard kills what is left of the group after.
+  const onExit = () => killGroup('SIGTERM');
   const relays = STOPPING.map((signal) => {
     const relay = () => {
-      killGroup('SIGKILL');
+      killGroup('SIGTERM');
       removeHandlers();
-      // Nothing of the pre-flight's is left, however it ends.
-      rmSync(start.dir, { recursive: true, force: true });
       // nccl-run's own disposition follows (SPEC "Launch": 128 + N before the
       // exec): another listener of this signal runs now; with none, the
       // default, which this listener had suspended, is raised again.
@@ -155,9 +157,11 @@ export function runMiniature(start: MiniatureStart): Promise<MiniatureRun> {
 /**
  * bin/nccl-run's shell ends Node with SIGKILL when a signal stops it before
  * the exec, and no handler of Node's runs then: a guard of the group, a
- * shell that waits for a line on a pipe from Node, kills the group and
- * removes the private folder when the pipe closes without one (Node is
- * gone, however), and leaves both when Node says the miniature has ended.
+ * shell that waits for a line on a pipe from Node. When the pipe closes
+ * without one (Node is gone, however), it stops the group as a timeout
+ * does (SIGTERM, so that torchrun stops its workers; SIGKILL 2 s later) and
+ * removes the private folder; when Node says the miniature has ended, it
+ * leaves both.
  */
 function groupGuard(pid: number | undefined, dir: string) {
   if (pid === undefined) return null;
@@ -165,7 +169,7 @@ function groupGuard(pid: number | undefined, dir: string) {
     '/bin/sh',
     [
       '-c',
-      'read -r line || { kill -s KILL -- "-$1" 2>/dev/null; rm -rf -- "$2"; }',
+      'read -r line || { kill -s TERM -- "-$1"; sleep 2; kill -s KILL -- "-$1"; rm -rf -- "$2"; } 2>/dev/null',
       ...['sh', String(pid), dir],
     ],
     { stdio: ['pipe', 'ignore', 'ignore'], detached: true },

@@ -118,6 +118,33 @@ async function runThenRealJob(
   expect(lab.leftovers()).toEqual([]);
 }
 
+/**
+ * SIGTERM to node B's nccl-run once both workers run: bin/nccl-run's shell
+ * ends Node with SIGKILL, and the guard stops the miniature (torch 2.x starts
+ * workers in sessions of their own: torchrun itself must stop them). B, not
+ * the store's host A: B's workers would live on with A's store and A's ranks.
+ */
+async function stopOneNode(lab: CollectiveLab, stack: TorchStack, port: number): Promise<void> {
+  const job = { nodes: 2, rendezvous: 'static' as const, port };
+  const stop = new AbortController();
+  // 20 s: the other node waits that long for its lost peer, then 15 s at the barrier.
+  const args = (node: ColNode) =>
+    checkArgs(lab, stack, node, job).map((word) => (word === '60s' ? '20s' : word));
+  const a = lab.run('col-a', stack, args('col-a'));
+  const b = lab.run('col-b', stack, args('col-b'), { cancelSignal: stop.signal });
+  // Both workers have started (each wrote its stage) before the signal.
+  await until(() => lab.stages().length >= 2, 120_000);
+  stop.abort();
+  const ended = await b;
+  // bin/nccl-run dies of the signal itself (SPEC "Launch": 128 + N).
+  expect([ended.code, ended.signal]).toEqual([-1, 'SIGTERM']);
+  await until(async () => (await lab.pids('col-b')).length === 0, 10_000);
+  // The other node's miniature lost its peer: it fails, and names it at the end.
+  const other = await a;
+  expect(other.code, other.stderr).toBe(75);
+  expect(lab.leftovers()).toEqual([]);
+}
+
 function torchTier(version: TorchVersion, body: (stack: () => TorchStack) => void): void {
   tier(`--verify collective with torch ${version}`, torchUnavailable(version), () => {
     body(() => torchStack(version));
@@ -186,24 +213,7 @@ torchTier('1.13', (stack) => {
   }, 180_000);
 
   it('SIGTERM to one node during the miniature: its torchrun and workers end, nothing is left', async () => {
-    const job = { nodes: 2, rendezvous: 'static' as const, port: 29615 };
-    const stop = new AbortController();
-    // 20 s: the other node waits that long for its lost peer, then 15 s at the barrier.
-    const args = (node: ColNode) =>
-      checkArgs(lab, stack(), node, job).map((word) => (word === '60s' ? '20s' : word));
-    const a = lab.run('col-a', stack(), args('col-a'), { cancelSignal: stop.signal });
-    const b = lab.run('col-b', stack(), args('col-b'));
-    // Both workers have started (each wrote its stage) before the signal.
-    await until(() => lab.stages().length >= 2, 120_000);
-    stop.abort();
-    const ended = await a;
-    // bin/nccl-run dies of the signal itself (SPEC "Launch": 128 + N).
-    expect([ended.code, ended.signal]).toEqual([-1, 'SIGTERM']);
-    await until(async () => (await lab.pids('col-a')).length === 0, 10_000);
-    // The other node's miniature lost its peer: it fails, and names it at the end.
-    const other = await b;
-    expect(other.code, other.stderr).toBe(75);
-    expect(lab.leftovers()).toEqual([]);
+    await stopOneNode(lab, stack(), 29615);
   }, 240_000);
 });
 
@@ -219,6 +229,10 @@ torchTier('2.6', (stack) => {
   it('run: c10d, the miniature, then the real job, nothing of the pre-flight left', async () => {
     await runThenRealJob(lab, stack(), 'c10d', 29621);
   }, 300_000);
+
+  it('SIGTERM to one node during the miniature (torch 2.x: workers in sessions of their own)', async () => {
+    await stopOneNode(lab, stack(), 29622);
+  }, 240_000);
 });
 
 torchTier('2.14', (stack) => {
