@@ -13,6 +13,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     maxWorkers: 2,
+    // Fails the run if a test left a trace on the host (issue 46).
+    globalSetup: ['test/lab/host-traces.ts'],
     projects: [
       {
         test: {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Draws bench-results/bench.json (scripts/bench.js) as an SVG bar chart for
- * the README, written by hand so no charting dependency is needed.
+ * docs/performance.md, written by hand so no charting dependency is needed.
  *
  *   node scripts/bench-chart.js [--in bench-results/bench.json] [--out docs/bench.svg]
  *

@@ -13,3 +13,4 @@ export declare function makeBlob(
 ): string;
 export declare function injectBlob(node: string, blob: string, out: string): Promise<string>;
 export declare function release(arches?: readonly string[]): Promise<string[]>;
+export declare const WHEEL_MAN_PAGE: string;

@@ -11,8 +11,10 @@
  *   cache made on x64 is rejected on arm64.
  * - nccl_run-VERSION-py3-none-manylinux_2_28_{x86_64,aarch64}.whl: the binary
  *   as the wheel's script, so `pip install` puts `nccl-run` beside torchrun
- *   in the venv (as ruff and uv ship theirs), packed by the wheel project's
- *   own `wheel pack`.
+ *   in the venv (as ruff and uv ship theirs), and nccl-run(1) as its data
+ *   file share/man/man1/nccl-run.1, which pip installs under the venv's
+ *   prefix, where man-db's manpath finds it from the venv's bin on PATH;
+ *   packed by the wheel project's own `wheel pack`.
  * - nccl-run-VERSION.tgz: the npm package, for machines with Node.js 20.12+.
  *
  *   node scripts/release.js [--arch x64|arm64]...   (default: both)
@@ -22,6 +24,7 @@ import { createHash } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -34,6 +37,7 @@ import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { inject } from 'postject';
 import { buildOptions } from './bundle.js';
+import { MAN_PAGE_PATH } from './man-page.js';
 import { ARCHES, NODE_VERSION, officialNode } from './official-node.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -152,7 +156,10 @@ async function buildBinary(arch, program, work) {
   return out;
 }
 
-/** The wheel for `arch`: the binary as its one script, metadata beside it, packed by `wheel pack`. */
+/** Where a wheel's man page lies: `.data/data/` is installed under the prefix (PEP 427 "The .data directory"; pip's scheme "data"). */
+export const WHEEL_MAN_PAGE = 'data/share/man/man1/nccl-run.1';
+
+/** The wheel for `arch`: the binary as its one script, the man page, metadata beside them, packed by `wheel pack`. */
 function buildWheel(arch, binary, work) {
   const { wheelTag } = PLATFORMS[arch];
   const ver = version();
@@ -163,6 +170,11 @@ function buildWheel(arch, binary, work) {
   mkdirSync(info, { recursive: true });
   copyFileSync(binary, join(scripts, 'nccl-run'));
   chmodSync(join(scripts, 'nccl-run'), 0o755);
+  const manPage = join(tree, `nccl_run-${ver}.data`, WHEEL_MAN_PAGE);
+  mkdirSync(dirname(manPage), { recursive: true });
+  if (!existsSync(MAN_PAGE_PATH))
+    throw new Error(`${MAN_PAGE_PATH} is missing: npm run build writes it (scripts/man-page.js)`);
+  copyFileSync(MAN_PAGE_PATH, manPage);
   const { description, license } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(
     join(info, 'METADATA'),

@@ -15,7 +15,7 @@ export interface AuditReport {
 
 export function auditJson({ ranks, findings }: AuditReport) {
   return {
-    ranks: ranks.map(({ evidence: _evidence, ...rank }) => rank),
+    ranks: ranks.map(({ evidence: _evidence, warningLines: _lines, ...rank }) => rank),
     findings,
   };
 }

@@ -41,7 +41,7 @@ export function hostLocalReason(bound: Bound): string | null {
   if (isLoopbackAddress(bound.address) || bound.interface === 'lo') return 'loopback';
   if (isLinkLocalAddress(bound.address)) return 'a link-local address';
   if (BRIDGE_PREFIXES.some((prefix) => bound.interface.startsWith(prefix)))
-    return 'a container bridge';
+    return 'a container or VM bridge';
   return null;
 }
 
@@ -90,7 +90,7 @@ function silentFallback(ranks: readonly RankRecord[]): Finding[] {
     const first = failedPlugin[0] as RankRecord;
     findings.push({
       level: 'failure',
-      message: `the net plugin${first.nccl.plugin?.name ? ` ${first.nccl.plugin.name}` : ''} failed to load, and NCCL fell back to TCP sockets (Using network Socket)`,
+      message: `the net plugin${first.nccl.plugin?.name ? ` ${first.nccl.plugin.name}` : ''} did not load or did not initialise, and NCCL fell back to TCP sockets (Using network Socket)`,
       ranks: failedPlugin.map(rankName),
       evidence: first.evidence.plugin ?? null,
     });
@@ -234,17 +234,23 @@ function retries(ranks: readonly RankRecord[]): Finding[] {
   ];
 }
 
-/** Each distinct WARN message once, with every rank that printed it. */
+/** Each distinct WARN message once, with every rank that printed it and its first line. */
 function warnLines(ranks: readonly RankRecord[]): Finding[] {
-  const byMessage = new Map<string, RankRecord[]>();
+  const byMessage = new Map<string, { ranks: RankRecord[]; evidence: Evidence | null }>();
   for (const rank of ranks) {
-    for (const warning of new Set(rank.warnings))
-      byMessage.set(warning, [...(byMessage.get(warning) ?? []), rank]);
+    rank.warnings.forEach((warning, index) => {
+      const entry = byMessage.get(warning) ?? {
+        ranks: [],
+        evidence: rank.warningLines[index] ?? null,
+      };
+      if (!entry.ranks.includes(rank)) entry.ranks.push(rank);
+      byMessage.set(warning, entry);
+    });
   }
-  return [...byMessage].map(([message, named]) => ({
+  return [...byMessage].map(([message, entry]) => ({
     level: 'warning' as const,
     message: `NCCL WARN ${message}`,
-    ranks: named.map(rankName),
-    evidence: (named[0] as RankRecord).evidence.warn ?? null,
+    ranks: entry.ranks.map(rankName),
+    evidence: entry.evidence,
   }));
 }

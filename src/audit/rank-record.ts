@@ -47,6 +47,8 @@ export interface RankRecord {
   retries: number;
   /** The line behind each fact, for the findings that quote it. */
   evidence: Partial<Record<NcclEvent['kind'], Evidence>>;
+  /** The line of each WARN, beside `warnings`. */
+  warningLines: Evidence[];
 }
 
 export interface NcclLog {
@@ -95,10 +97,7 @@ export function readNcclLog(sources: readonly SourceText[]): NcclLog {
  * `%h.%p.log`); a record with nothing known when it holds no NCCL line.
  */
 export function readOneProcess(text: string, source = '-'): RankRecord {
-  return (
-    readNcclLog([{ source, text }]).ranks[0] ??
-    emptyRecord({ host: '', pid: 0, device: -1 })
-  );
+  return readNcclLog([{ source, text }]).ranks[0] ?? emptyRecord({ host: '', pid: 0, device: -1 });
 }
 
 function emptyRecord(line: Pick<NcclLine, 'host' | 'pid' | 'device'>): RankRecord {
@@ -120,6 +119,7 @@ function emptyRecord(line: Pick<NcclLine, 'host' | 'pid' | 'device'>): RankRecor
     warnings: [],
     retries: 0,
     evidence: {},
+    warningLines: [],
   };
 }
 
@@ -170,6 +170,7 @@ function apply(record: RankRecord, line: NcclLine, evidence: Evidence): void {
       break;
     case 'warn':
       record.warnings.push(line.message);
+      record.warningLines.push(evidence);
       break;
   }
 }

@@ -13,35 +13,74 @@ import {
   type OptionSpec,
 } from '../options/option-table.js';
 
+/** The examples --help and the man page show: the command, then what it does. */
+export const EXAMPLES = [
+  {
+    command: 'nccl-run --nnodes=2 --nproc_per_node=8 --master_addr=node01 train.py',
+    what: 'resolve, verify the master, run torchrun',
+  },
+  {
+    command: 'nccl-run explain --master_addr=198.18.10.1 --nnodes=2',
+    what: 'show the interfaces and why one is chosen',
+  },
+  {
+    command: 'eval "$(nccl-run env --nnodes=2 --master_addr=node01)"',
+    what: 'only export the variables',
+  },
+  { command: 'srun nccl-run check --verify peers', what: 'vet a Slurm allocation before the job' },
+  { command: 'nccl-run --iface ens3f0 -- explain', what: 'run a script literally named "explain"' },
+] as const;
+
+/** How nccl-run's words and torchrun's are told apart, and where a setting may come from. */
+export const ARGUMENT_RULES = [
+  'Everything from the first word that is not an nccl-run option (or after --) goes to torchrun',
+  'unchanged. Every option can also be set as NCCL_RUN_<NAME> (e.g. NCCL_RUN_IFACE)',
+  'or in ./nccl-run.env; precedence: flag > environment > env file > default.',
+] as const;
+
 /** Printed below the option groups, as written (yargs would re-wrap it mid-word). */
 export const EPILOGUE = `Examples:
-  nccl-run --nnodes=2 --nproc_per_node=8 --master_addr=node01 train.py
-      resolve, verify the master, run torchrun
-  nccl-run explain --master_addr=198.18.10.1 --nnodes=2
-      show the interfaces and why one is chosen
-  eval "$(nccl-run env --nnodes=2 --master_addr=node01)"
-      only export the variables
-  srun nccl-run check --verify peers
-      vet a Slurm allocation before the job
-  nccl-run --iface ens3f0 -- explain
-      run a script literally named "explain"
+${EXAMPLES.map(({ command, what }) => `  ${command}\n      ${what}`).join('\n')}
 
-Everything from the first word that is not an nccl-run option (or after --) goes to torchrun
-unchanged. Every option can also be set as NCCL_RUN_<NAME> (e.g. NCCL_RUN_IFACE)
-or in ./nccl-run.env; precedence: flag > environment > env file > default.
+${ARGUMENT_RULES.join('\n')}
 
 ${exitStatusSummary()}`;
+
+/** The command lines, each with what it does: --help's usage and the man page's synopsis. */
+export const COMMAND_LINES = [
+  {
+    synopsis: 'nccl-run [OPTIONS] [--] [TORCHRUN_ARGS...]',
+    what: 'resolve, export, verify, launch',
+  },
+  {
+    synopsis: 'nccl-run explain [OPTIONS] [--] [TORCHRUN_ARGS...]',
+    what: 'interfaces, decision trace, env, command',
+  },
+  {
+    synopsis: 'nccl-run env [OPTIONS] [--] [TORCHRUN_ARGS...]',
+    what: 'only the variables (--format shell|dotenv|json)',
+  },
+  {
+    synopsis: 'nccl-run check [OPTIONS] [--] [TORCHRUN_ARGS...]',
+    what: 'resolve and verify, no launch',
+  },
+  {
+    synopsis: 'nccl-run init TEMPLATE [--out PATH] [--force]',
+    what: 'slurm, k8s (TrainJob), pytorchjob, lws, docker, compose, env',
+  },
+  {
+    synopsis: 'nccl-run audit [--json] [PATH...|-]',
+    what: "read NCCL's own log lines: what each rank used, what is wrong",
+  },
+  { synopsis: 'nccl-run completion', what: 'bash completion script' },
+] as const;
+
+const SYNOPSIS_WIDTH = Math.max(...COMMAND_LINES.map((line) => line.synopsis.length)) + 2;
 
 /** Printed above yargs' option groups: yargs would re-wrap these aligned lines. */
 export const USAGE = [
   'Usage:',
-  '  nccl-run [OPTIONS] [--] [TORCHRUN_ARGS...]          resolve, export, verify, launch',
-  '  nccl-run explain [OPTIONS] [--] [TORCHRUN_ARGS...]  interfaces, decision trace, env, command',
-  '  nccl-run env [OPTIONS] [--] [TORCHRUN_ARGS...]      only the variables (--format shell|dotenv|json)',
-  '  nccl-run check [OPTIONS] [--] [TORCHRUN_ARGS...]    resolve and verify, no launch',
-  '  nccl-run init TEMPLATE [--out PATH] [--force]       slurm, k8s (TrainJob), pytorchjob, lws, docker, compose, env',
-  "  nccl-run audit [--json] [PATH...|-]                 read NCCL's own log lines: what each rank used, what is wrong",
-  '  nccl-run completion                                 bash completion script',
+  ...COMMAND_LINES.map(({ synopsis, what }) => `  ${synopsis.padEnd(SYNOPSIS_WIDTH)}${what}`),
 ].join('\n');
 
 export function buildParser(): Argv {
@@ -75,7 +114,7 @@ export function buildParser(): Argv {
 }
 
 /** A default worth showing: a word or a list of words; the rest say theirs in words. */
-function shownDefault(spec: Partial<OptionSpec>): string | undefined {
+export function shownDefault(spec: Partial<OptionSpec>): string | undefined {
   if (spec.shownDefault !== undefined) return spec.shownDefault;
   if (typeof spec.default === 'string') return spec.default;
   if (Array.isArray(spec.default) && spec.default.length > 0) return spec.default.join(',');

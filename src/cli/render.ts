@@ -26,6 +26,7 @@ export function explainJson(plan: Plan) {
     interfaces: plan.facts.interfaces,
     routes: plan.facts.routes,
     rdma: plan.facts.rdma,
+    portRange: plan.facts.portRange ?? null,
     master: masterJson(plan.master),
     job: jobJson(plan.job),
     decision: decisionJson(decision),
@@ -111,7 +112,21 @@ export function checkJson(plan: Plan, report: VerifyReport | null) {
     ok: shown.ok && plan.readiness.refused === null,
     warnings: [...plan.variables.warnings, ...shown.warnings],
     readiness: plan.readiness.findings,
+    portRange: plan.facts.portRange ?? null,
   };
+}
+
+/**
+ * SPEC "Cluster fill-in", --port-range: which ephemeral ports this node's
+ * listeners get, for a firewall that opens only a range. explain's Ports
+ * line, and a line check logs.
+ */
+export function portRangeText(facts: Plan['facts']): string {
+  if (facts.portRange === undefined) {
+    return 'ephemeral ports: net.ipv4.ip_local_port_range unknown (unreadable here, or not in the --facts snapshot)';
+  }
+  const [low, high] = facts.portRange;
+  return `ephemeral ports ${low}-${high} (net.ipv4.ip_local_port_range of this network namespace, the node's in a hostNetwork pod): NCCL's, Gloo's and the probe mesh's listeners bind there`;
 }
 
 /** The Readiness section: each check's level and evidence, and the fix under it. */
@@ -259,6 +274,7 @@ export function explainText(plan: Plan): string {
     jobLine(plan.job),
     ...clusterLines(plan.job),
     decisionLine(decision),
+    `Ports      ${portRangeText(plan.facts)}`,
     ...sectionLines(plan, plan.facts.rdma),
     ...(plan.verify.capped === null ? [] : [`Verify     ${plan.verify.capped}`]),
     ...probeLine(plan.meeting),

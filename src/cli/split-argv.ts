@@ -80,8 +80,10 @@ export function splitArgv(argv: readonly string[]): SplitArgv {
     const token = argv[index] as string;
     if (token === '--') {
       index += 1;
-      if (command === 'audit') commandArgs.push(...argv.slice(index));
-      if (command === 'audit') index = argv.length;
+      if (command === 'audit') {
+        commandArgs.push(...argv.slice(index));
+        index = argv.length;
+      }
       break;
     }
     // audit's paths: any word that is not a flag, `-` (standard input) included.

@@ -20,6 +20,18 @@
  * what nccl-run maps to PET_MASTER_ADDR/PET_MASTER_PORT. Operators before PET_NNODES existed set
  * only WORLD_SIZE and RANK, counting pods: with no PET_NPROC_PER_NODE they are
  * the node count and node rank.
+ *
+ * Init containers get none of it (envvar.go `setPodEnv` fills containers
+ * only; checked at v1.9.4), so the pre-flight of `nccl-run init pytorchjob`
+ * reads the job from the labels the operator puts on every pod
+ * (pkg/controller.v1/common/pod.go; kubeflow.org/v1 common_types.go),
+ * through the downward API, beside PET_NNODES written in the template:
+ *   PYTORCHJOB_NAME           training.kubeflow.org/job-name
+ *   PYTORCHJOB_REPLICA_TYPE   training.kubeflow.org/replica-type (master, worker)
+ *   PYTORCHJOB_REPLICA_INDEX  training.kubeflow.org/replica-index
+ * and nccl-run derives what the operator sets in the containers: the master
+ * <job>-master-0, and the node rank, 0 on the master and index + 1 on a
+ * worker (envvar.go).
  */
 import { badValue } from '../errors.js';
 import { readEnvInteger } from './env-integer.js';
@@ -44,6 +56,9 @@ const READ = [
   'PET_NPROC_PER_NODE',
   'WORLD_SIZE',
   'RANK',
+  'PYTORCHJOB_NAME',
+  'PYTORCHJOB_REPLICA_TYPE',
+  'PYTORCHJOB_REPLICA_INDEX',
 ];
 
 export const pytorchJob = {
@@ -53,7 +68,8 @@ export const pytorchJob = {
 } as const satisfies PodController;
 
 function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
-  const masterHost = env.MASTER_ADDR?.trim() || null;
+  const labelled = fromLabels(env);
+  const masterHost = env.MASTER_ADDR?.trim() || labelled?.masterHost || null;
   const masterPort = readEnvInteger(env, 'MASTER_PORT', 1, 65_535);
   const podCounting = (env.PET_NPROC_PER_NODE ?? '').trim() === '';
 
@@ -61,7 +77,7 @@ function fromPyTorchJob(env: NodeJS.ProcessEnv): ClusterInfo {
     readNodeCount(env) ?? (podCounting ? readEnvInteger(env, 'WORLD_SIZE', 1, MAX_NODES) : null);
   const rankName =
     podCounting && (env.PET_NODE_RANK ?? '').trim() === '' ? 'RANK' : 'PET_NODE_RANK';
-  const nodeRank = readEnvInteger(env, rankName, 0, MAX_NODES - 1);
+  const nodeRank = readEnvInteger(env, rankName, 0, MAX_NODES - 1) ?? labelled?.nodeRank ?? null;
   if (nodeRank !== null && nnodes !== null && nodeRank >= nnodes) {
     throw badValue(
       { name: rankName, from: rankName === 'RANK' ? 'env' : 'pet' },
@@ -105,4 +121,23 @@ function replicaServices(masterHost: string | null, nnodes: number | null): stri
     masterHost as string,
     ...Array.from({ length: nnodes - 1 }, (_, i) => `${job}-worker-${i}`),
   ];
+}
+
+/** The pre-flight's labels: the master and node rank the operator would set. */
+function fromLabels(
+  env: NodeJS.ProcessEnv,
+): { masterHost: string; nodeRank: number | null } | null {
+  const job = env.PYTORCHJOB_NAME?.trim() ?? '';
+  if (job === '') return null;
+  const type = env.PYTORCHJOB_REPLICA_TYPE?.trim() ?? '';
+  if (type !== '' && type !== 'master' && type !== 'worker') {
+    throw badValue(
+      { name: 'PYTORCHJOB_REPLICA_TYPE', from: 'env' },
+      type,
+      "expected master or worker, the pod's label training.kubeflow.org/replica-type",
+    );
+  }
+  const index = readEnvInteger(env, 'PYTORCHJOB_REPLICA_INDEX', 0, MAX_NODES - 1);
+  const nodeRank = type === '' || index === null ? null : type === 'master' ? index : index + 1;
+  return { masterHost: `${job}-master-0`, nodeRank };
 }

@@ -24,6 +24,17 @@
  * v0.12.0 names the Job `<jobset>-<replicatedJob>-<jobIndex>`, and the Job
  * controller the pod's hostname `<job>-<index>`, in the subdomain `<jobset>`).
  *
+ * Before v2.3.0 an init container gets none of it (torch.go at v2.0.1
+ * upserts into the container `node` only), so `nccl-run init k8s` gives its
+ * pre-flight the job from the pod itself, on every release:
+ *   TRAINJOB_NAME   the pod's label jobset.sigs.k8s.io/jobset-name (the
+ *                   trainer's jobset plugin names the JobSet after the TrainJob)
+ *   PET_NODE_RANK   the job-completion-index annotation, as the plugin reads it
+ *   PET_NNODES      the runtime's mlPolicy.numNodes, written beside it
+ * and nccl-run derives the master the plugin would have named,
+ * <trainjob>-node-0-0.<trainjob>:29500; PET_MASTER_* win where set (v2.3.0's
+ * envInjection).
+ *
  * torchrun reads every PET_* itself: nccl-run needs none of them filled in,
  * but the master's name comes late (the headless Service answers for a pod
  * once it runs), and the pods' names are the job's node list.
@@ -35,6 +46,10 @@ import { type ClusterInfo, isSet, type PodController, setVariables } from './sch
 const MAX_NODES = 65_536;
 /** torch.go: the replicated Job and container `node` (constants.Node). */
 const NODE_JOB = 'node';
+/** torch.go: constants.ContainerTrainerPort, PET_MASTER_PORT's value. */
+const TRAINER_PORT = 29_500;
+/** The TrainJob's name, from the pod's JobSet label, in the pre-flight of `init k8s`. */
+const NAME_FROM_LABEL = 'TRAINJOB_NAME';
 const READ = [
   'PET_MASTER_ADDR',
   'PET_MASTER_PORT',
@@ -42,6 +57,7 @@ const READ = [
   'PET_NODE_RANK',
   'PET_NPROC_PER_NODE',
   'JOB_COMPLETION_INDEX',
+  NAME_FROM_LABEL,
 ];
 
 export const trainJob = {
@@ -53,12 +69,25 @@ export const trainJob = {
 
 /**
  * The TrainJob's name: from PET_MASTER_ADDR `<name>-node-0-0.<name>`, else
- * (torchtune) from the hostname `<name>-node-0-<index>` beside PET_NNODES.
+ * from the pre-flight's TRAINJOB_NAME, else (torchtune) from the hostname
+ * `<name>-node-0-<index>` beside PET_NNODES.
  */
 function trainJobName(env: NodeJS.ProcessEnv): string | null {
   const master = env.PET_MASTER_ADDR?.trim() ?? '';
   if (master !== '') {
     return master.match(/^([a-z0-9][-a-z0-9]*)-node-0-0\.\1$/)?.[1] ?? null;
+  }
+  const labelled = env[NAME_FROM_LABEL]?.trim() ?? '';
+  if (labelled !== '') {
+    // A TrainJob's name is a DNS label (RFC 1123): the trainer's master name is built from it.
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(labelled)) {
+      throw badValue(
+        { name: NAME_FROM_LABEL, from: 'env' },
+        labelled,
+        "expected the TrainJob's name, from the pod's label jobset.sigs.k8s.io/jobset-name",
+      );
+    }
+    return labelled;
   }
   if (!isSet(env.PET_NNODES)) return null;
   return env.HOSTNAME?.trim().match(/^([a-z0-9][-a-z0-9]*)-node-0-\d+$/)?.[1] ?? null;
@@ -80,8 +109,10 @@ function fromTrainJob(env: NodeJS.ProcessEnv): ClusterInfo {
     kind: 'k8s',
     controller: trainJob.name,
     variables: setVariables(env, READ),
-    masterHost: env.PET_MASTER_ADDR?.trim() || null,
-    masterPort: readEnvInteger(env, 'PET_MASTER_PORT', 1, 65_535),
+    masterHost: env.PET_MASTER_ADDR?.trim() || derivedMaster(env, name),
+    masterPort:
+      readEnvInteger(env, 'PET_MASTER_PORT', 1, 65_535) ??
+      (derivedMaster(env, name) === null ? null : TRAINER_PORT),
     nnodes,
     nodeRank,
     peers:
@@ -93,4 +124,14 @@ function fromTrainJob(env: NodeJS.ProcessEnv): ClusterInfo {
     munge: null,
     namesComeLate: true,
   };
+}
+
+/**
+ * What the torch plugin would have set as PET_MASTER_ADDR, for a pre-flight
+ * that has the TrainJob's name from its label but none of the plugin's
+ * variables (torchtune's node containers keep the master on their command line).
+ */
+function derivedMaster(env: NodeJS.ProcessEnv, name: string | null): string | null {
+  if (name === null || !isSet(env[NAME_FROM_LABEL]) || isSet(env.PET_MASTER_ADDR)) return null;
+  return `${name}-${NODE_JOB}-0-0.${name}`;
 }

@@ -18,6 +18,7 @@ import { fasterInterfaceWarning } from './faster-interface.js';
 import { coverageWarnings } from './interface-coverage.js';
 import { loopbackMasterWarning } from './loopback-master.js';
 import { masterNetworkWarning } from './master-network.js';
+import { ncclLogWarnings } from './nccl-log.js';
 
 export interface VariablesInput extends ExportInput {
   facts: HostFacts;
@@ -62,6 +63,7 @@ export function decideVariables(input: VariablesInput): Variables {
       multiNode,
     })),
     ...coverageWarnings(kept, decision.interface, input.routesToMaster),
+    ...ncclLogWarnings(input.options.ncclLog, set, kept),
   );
   const later = [
     fasterInterfaceWarning(facts, decision, input.excludes, input.masterAddresses),

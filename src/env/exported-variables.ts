@@ -23,11 +23,13 @@ import type { Options } from '../options/option-table.js';
 import type { Origin } from '../origin.js';
 import type { Decision } from '../resolve/decision.js';
 import { checkGlooIfname } from './gloo-ifname.js';
+import { NCCL_LOG_DEBUG, ncclLogFile } from './nccl-log.js';
 
 export interface ExportInput {
   decision: Decision;
   job: JobShape;
-  options: Pick<Options, 'ncclDebug' | 'ncclDebugSubsys' | 'requireTransport' | 'force'>;
+  options: Pick<Options, 'ncclDebug' | 'ncclDebugSubsys' | 'requireTransport' | 'force'> &
+    Partial<Pick<Options, 'ncclLog'>>;
   /**
    * Under --require-transport, the NCCL_NET that makes NCCL fail instead of
    * falling back (transport/transport-requirement.ts requiredNcclNet); IB
@@ -54,8 +56,11 @@ export interface ExportedVariable {
   forceable: boolean;
   /** The reader that ignores some values, and the rule it ignores them by. */
   ignoredBy?: { reader: string; rule: string; honours: (value: string) => boolean };
-  /** The option that asks for it: a kept value overrides the option, which the user hears. */
-  option?: string;
+  /**
+   * The option that asks for it: a kept value overrides the option, which the
+   * user hears; null where another message says it (--nccl-log's, nccl-log.ts).
+   */
+  option?: string | ((input: ExportInput) => string | null);
   /** Warnings for a kept value; a ConfigError for one that will certainly fail. */
   checkKept?: (name: string, value: string, context: KeptContext) => string[];
 }
@@ -111,15 +116,24 @@ const EXPORTED = {
     forceable: false,
     ignoredBy: { reader: 'torchrun', rule: 'empty', honours: (value) => value !== '' },
   },
+  // --nccl-log asks for INFO on the subsystems audit reads (nccl-log.ts);
+  // --nccl-debug and --nccl-debug-subsys, given too, say which.
   NCCL_DEBUG: {
-    value: ({ options }) => options.ncclDebug,
+    value: ({ options }) =>
+      options.ncclDebug ?? (options.ncclLog ? NCCL_LOG_DEBUG.NCCL_DEBUG : null),
     forceable: true,
-    option: '--nccl-debug',
+    option: ({ options }) => (options.ncclDebug !== null ? '--nccl-debug' : null),
   },
   NCCL_DEBUG_SUBSYS: {
-    value: ({ options }) => options.ncclDebugSubsys,
+    value: ({ options }) =>
+      options.ncclDebugSubsys ?? (options.ncclLog ? NCCL_LOG_DEBUG.NCCL_DEBUG_SUBSYS : null),
     forceable: true,
-    option: '--nccl-debug-subsys',
+    option: ({ options }) => (options.ncclDebugSubsys !== null ? '--nccl-debug-subsys' : null),
+  },
+  NCCL_DEBUG_FILE: {
+    value: ({ options }) => (options.ncclLog ? ncclLogFile(options.ncclLog) : null),
+    forceable: true,
+    option: '--nccl-log',
   },
   // SPEC --require-transport: NCCL_NET=IB makes ncclNetInit (src/net.cc) fail with "network
   // IB not found" where the IB transport finds no device, instead of running on sockets;
@@ -197,9 +211,11 @@ export function settleVariables(
         choice.warnings.push(`replacing your ${name}='${user}' with '${value}' (--force)`);
     } else {
       choice.kept[name] = user;
-      if (variable.option !== undefined && user !== value) {
+      const option =
+        typeof variable.option === 'function' ? variable.option(input) : variable.option;
+      if (option != null && user !== value) {
         choice.warnings.push(
-          `${name}='${user}' is already set, so ${variable.option} ${value} does not apply; --force replaces it`,
+          `${name}='${user}' is already set, so ${option} ${value} does not apply; --force replaces it`,
         );
       }
     }

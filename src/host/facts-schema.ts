@@ -2,7 +2,7 @@
  * The HostFacts contract (host-facts.ts) as a zod schema, for values that come
  * from outside: `--facts` snapshots. Unknown keys are dropped (explain --json
  * adds a verdict per interface); every field of the contract is required but
- * `rdma`, which snapshots from before nccl-run read RDMA devices lack.
+ * `rdma` and `portRange`, which snapshots from before nccl-run read them lack.
  */
 import * as z from 'zod/mini';
 import type { HostFacts } from './host-facts.js';
@@ -141,4 +141,10 @@ export const hostFactsSchema = z.object({
   interfaces: z.array(interfaceFactsSchema),
   routes: z.array(routeEntrySchema),
   rdma: z.optional(rdmaFactsSchema),
+  portRange: z.optional(
+    z.tuple([
+      z.number().check(z.int(), z.gte(1), z.lte(65_535)),
+      z.number().check(z.int(), z.gte(1), z.lte(65_535)),
+    ]),
+  ),
 }) satisfies z.ZodMiniType<HostFacts>;

@@ -127,6 +127,12 @@ export interface HostFacts {
   routes: RouteEntry[];
   /** Absent from snapshots taken before nccl-run read RDMA devices: then none are known. */
   rdma?: RdmaFacts;
+  /**
+   * net.ipv4.ip_local_port_range of this network namespace, [low, high]: the
+   * ports NCCL's and Gloo's listeners (port 0) come from. Absent where
+   * unreadable, and from snapshots taken before nccl-run read it.
+   */
+  portRange?: [number, number];
 }
 
 /** The kernel's answer to "how do I reach this address". */

@@ -27,6 +27,7 @@ import { interfaceKind } from './interface-kind.js';
 import { sameAddress } from './ip-address.js';
 import { type IpLink, parseIpAddrShow } from './ip-links.js';
 import { addressesFromOs, type OsInterfaces } from './os-addresses.js';
+import { readPortRange } from './port-range-file.js';
 import { readProcAddresses } from './proc-addresses.js';
 import { readProcRouteTable } from './proc-routes.js';
 import { readDeviceFiles, readVerbsDevices } from './rdma-device-files.js';
@@ -121,7 +122,13 @@ export async function readHostFactsFrom(sources: FactSources): Promise<HostFacts
     interfaces,
     routes,
     rdma: { devices: rdma.devices, deviceFiles },
+    ...portRangeOf(sources.procRoot),
   };
+}
+
+function portRangeOf(procRoot: string): { portRange?: [number, number] } {
+  const range = readPortRange(procRoot);
+  return range === null ? {} : { portRange: range };
 }
 
 /**

@@ -7,6 +7,8 @@
  * `Options` type; the type checker rejects an entry whose default is not
  * one of its schema's values.
  */
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 import * as z from 'zod/mini';
 import '../zod-english.js';
 import { SCHEDULER_NAMES } from '../cluster/schedulers.js';
@@ -175,6 +177,40 @@ const port = z
 
 const path = z.string().check(z.minLength(1, 'expected a file path'));
 
+/**
+ * --nccl-log's folder, absolute, made if missing: NCCL opens DIR/%h.%p.log
+ * itself and, when it cannot, writes to stdout without a word (debug.cc
+ * ncclDebugInit at every tag read, v2.18.6-1 to v2.29.7-1), so the folder
+ * must be there before the job, also when `env` prints the variables for it.
+ */
+function logDirectory(text: string): string {
+  if (text === '') throw new Error("expected a folder for NCCL's log files");
+  const dir = resolvePath(text);
+  try {
+    makeFolders(dir);
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new Error(`expected a folder that exists or can be made, and is writable (${reason})`);
+  }
+  return dir;
+}
+
+/**
+ * mkdir -p, one level at a time from the nearest folder that is there: Node's
+ * own recursive mkdirSync never returns for a path under /proc (it retries
+ * the ENOENT there), and a bad --nccl-log must end in one line.
+ */
+function makeFolders(dir: string): void {
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+    return;
+  }
+  const parent = dirname(dir);
+  if (parent !== dir) makeFolders(parent);
+  mkdirSync(dir);
+}
+
 export const OPTIONS = {
   iface: option({
     type: 'string',
@@ -324,6 +360,13 @@ export const OPTIONS = {
     describe: 'Set NCCL_DEBUG_SUBSYS (e.g. INIT,NET)',
     schema: z.string().check(z.minLength(1, 'expected a comma list such as INIT,NET')),
   }),
+  'nccl-log': optional({
+    type: 'string',
+    group: 'NCCL',
+    describe:
+      "The job's NCCL writes its INFO lines to DIR/%h.%p.log (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,NET,ENV, NCCL_DEBUG_FILE), stdout untouched, for `nccl-run audit DIR`",
+    schema: readWith(logDirectory),
+  }),
   force: flag(
     'NCCL',
     'Replace interface variables the user already set; with init, an existing file',
@@ -420,6 +463,13 @@ export const COMMAND_FLAGS = {
     group: 'Launch',
     describe: 'Where the template is written',
     shownDefault: 'stdout',
+    commands: ['init'],
+  },
+  'port-range': {
+    type: 'string',
+    group: 'Launch',
+    describe:
+      'Write net.ipv4.ip_local_port_range LOW-HIGH into the template: the ports NCCL and Gloo listen on',
     commands: ['init'],
   },
 } as const satisfies Record<string, Omit<OptionSpec, 'schema' | 'default'>>;

@@ -10,10 +10,11 @@ import { ncclPicture } from '../env/nccl-picture.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { NcclBind, NcclRules } from '../nccl/nccl-pick.js';
+import { lintNcclSettings } from '../nccl/settings-lint.js';
 import { unseenNcclSettings } from '../nccl/unseen-settings.js';
 import { optionOrigin, type Settled } from '../options/settle-options.js';
 import type { VerifyLevel } from '../options/verify-level.js';
-import type { Origin } from '../origin.js';
+import { type Origin, whereSet } from '../origin.js';
 import type { MeetingPoint } from '../peers/meeting-point.js';
 import type { NodeReadiness } from '../readiness/node-readiness.js';
 import type { Decision, ResolveContext } from '../resolve/decision.js';
@@ -267,9 +268,33 @@ function dataPath(
       transport,
       readiness,
     },
-    settingWarnings: picture.settingWarnings,
+    settingWarnings: [
+      ...lintNcclSettings(userNcclSettings(settings, options.envFile), stack.nccl.version),
+      ...picture.settingWarnings,
+    ],
     bindWarning: picture.bindWarning,
   };
+}
+
+/**
+ * The user's NCCL_* variables (any case: NCCL's getenv is not) for the
+ * settings lint, each with where it was set: the environment, the env file
+ * by its path, or NCCL's own file. NCCL's files hold only the names the
+ * environment does not set (nccl/nccl-conf.ts).
+ */
+function userNcclSettings(
+  settings: UserSettings,
+  envFile: string | null,
+): Record<string, { value: string; where: string }> {
+  const seen: Record<string, { value: string; where: string }> = {};
+  for (const [name, value] of Object.entries({ ...settings.conf.values, ...settings.env })) {
+    if (!name.toUpperCase().startsWith('NCCL_')) continue;
+    const origin = settings.originOf(name);
+    const where =
+      origin.from === 'env-file' && envFile !== null ? `the env file ${envFile}` : whereSet(origin);
+    seen[name] = { value, where };
+  }
+  return seen;
 }
 
 /** The data plane's warnings, then what NCCL may read unseen. */

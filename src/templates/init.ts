@@ -1,7 +1,8 @@
 /**
- * `nccl-run init TEMPLATE [--out PATH] [--force]` (SPEC "Command line"):
- * writes one of the files in templates/, as it is: a starting point the user
- * edits. Without --out the template goes to stdout. An existing file is
+ * `nccl-run init TEMPLATE [--out PATH] [--force] [--port-range LOW-HIGH]`
+ * (SPEC "Command line"): writes one of the files in templates/, as it is (or
+ * with the port range's sysctl switched on: port-range.ts): a starting point
+ * the user edits. Without --out the template goes to stdout. An existing file is
  * replaced only with --force; the check and the write are one open (O_EXCL),
  * so nothing written in between is clobbered. A refusal is a usage error
  * (exit 64), not a configuration error: what fixes it is on the command line
@@ -10,6 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { parsePortRange, withPortRange } from './port-range.js';
 
 /** Each template's file, by its path from the package root. */
 export const TEMPLATES = {
@@ -54,7 +56,12 @@ export function templateText(name: TemplateName): string {
 }
 
 export async function runInit(
-  args: { template: string | undefined; out: string | null; force: boolean },
+  args: {
+    template: string | undefined;
+    out: string | null;
+    force: boolean;
+    portRange?: string | null;
+  },
   stdout: NodeJS.WritableStream,
 ): Promise<number> {
   const valid = TEMPLATE_NAMES.join(', ');
@@ -62,7 +69,9 @@ export async function runInit(
   if (!(TEMPLATE_NAMES as string[]).includes(args.template)) {
     throw new UsageError(`init: unknown template '${args.template}'; valid: ${valid}`);
   }
-  const text = templateText(args.template as TemplateName);
+  const name = args.template as TemplateName;
+  const range = args.portRange == null ? null : parsePortRange(args.portRange);
+  const text = range === null ? templateText(name) : withPortRange(name, templateText(name), range);
   if (args.out === null) {
     await new Promise<void>((resolve, reject) =>
       stdout.write(text, (error) => (error ? reject(error) : resolve())),

@@ -190,7 +190,7 @@ summary_only() { # status message: the prerequisite table is all there is
   exit "$1"
 }
 if [ -z "$gpu" ]; then
-  summary_only 77 "no GPU here: nothing was run. This check runs on the device tool's GPU machine (README, \"The GPU check\"); CI never runs it."
+  summary_only 77 "no GPU here: nothing was run. This check runs on the device tool's GPU machine (docs/development.md, \"The GPU check\"); CI never runs it."
 fi
 if [ "${#problems[@]}" -gt 0 ]; then
   summary_only 78 "missing: $(printf '%s; ' "${problems[@]}")"

@@ -6,6 +6,7 @@
  *     reach the peer (as nccl-run's model of NCCL predicted), and the job
  *     failed; through nccl-run, (b) holds there too.
  */
+import { auditFindings } from '../../src/audit/findings.js';
 import type { Bound } from '../../src/audit/nccl-events.js';
 import type { RankRecord } from '../../src/audit/rank-record.js';
 import { type Row, row } from './rows.js';
@@ -131,12 +132,32 @@ export function dataPathRows(label: string, nodes: NodeRun[]): Row[] {
           )
           .join(', '),
     ),
+    auditRow(label, nodes),
     row(
       `${label}: all_reduce`,
       ran === null && result?.correct === true,
       allReduceText(result, ran),
     ),
   ];
+}
+
+/** `nccl-run audit` over both workers' logs: what it finds, none of it a failure. */
+function auditRow(label: string, nodes: readonly NodeRun[]): Row {
+  const findings = auditFindings({
+    ranks: nodes.map((node) => node.worker),
+    bareVersions: [],
+    infoLines: 0,
+  });
+  const failures = findings.filter((finding) => finding.level === 'failure');
+  return row(
+    `${label}: audit`,
+    failures.length === 0,
+    findings.length === 0
+      ? 'nccl-run audit: no findings'
+      : findings
+          .map((finding) => `${finding.level}: ${finding.message} (${finding.ranks.join(', ')})`)
+          .join('; '),
+  );
 }
 
 /** (c) The trap: torchrun alone fails, NCCL bound where nccl-run's model said it would. */

@@ -35,6 +35,13 @@
  *   for the master yet (aardvark-dns reloads as each pod joins) exits 68
  *   and is restarted, as on a cluster; the restarts are logged.
  *
+ * The templates' pre-flight as the controllers' oldest releases named make
+ * it (issue 45): the TrainJob's pods as Trainer v2.0.1 makes them (nothing
+ * of the torch plugin's reaches the init container, which reads the job from
+ * the pod's labels), written by `init k8s --port-range` (the lab hands the
+ * pod's sysctls to podman as kubelet would to its runtime: podSysctls), and
+ * the PyTorchJob's pre-flight (the operator's labels; --verify local).
+ *
  * The trap, measured: the pod network is made slow (tbf on its bridge's
  * ports), and a 2 pods × 2 processes Gloo all-reduce runs once with plain
  * torchrun (its data crosses the pod network, where the master's name
@@ -99,6 +106,8 @@ const DATA_SUBNET = '198.18.2.0/24';
 /** The pod network's speed: slow enough to matter, fast enough for the control run. */
 const POD_NETWORK_RATE = '100mbit';
 const STATUS_KEY = 'k8s.v1.cni.cncf.io/network-status';
+/** The TrainJob's pods' ephemeral ports (`init k8s --port-range`), away from the kernel's default 32768-60999. */
+const TRAINJOB_PORTS = [40_000, 40_999] as const;
 
 /** Go's %q of a string with only printable ASCII: JSON's quoting, as kubelet's FormatMap writes it. */
 const goQuote = (text: string) => JSON.stringify(text);
@@ -130,13 +139,14 @@ tier(
         removeOnSignal.set(signal, handler);
         process.on(signal, handler);
       }
-      const template = async (name: string) => {
+      const template = async (name: string, ...flags: string[]) => {
         const out = join(work, `${name}.yaml`);
-        await execa(NCCL_RUN, ['init', name, '--out', out]);
+        await execa(NCCL_RUN, ['init', name, '--out', out, ...flags]);
         return readFileSync(out, 'utf8');
       };
       job = parsePyTorchJob(await template('pytorchjob'));
-      trainJob = parseTrainJob(await template('k8s'));
+      // Its pods' own net.ipv4.ip_local_port_range, as a firewall that opens only a range needs.
+      trainJob = parseTrainJob(await template('k8s', '--port-range', TRAINJOB_PORTS.join('-')));
       lws = parseLeaderWorkerSet(await template('lws'));
       const { spec } = (job.spec.pytorchReplicaSpecs.Master as { template: JobPod['manifest'] })
         .template;
@@ -168,14 +178,16 @@ tier(
      */
     async function initContainerFiles(inits: Container[]): Promise<string> {
       const [init] = inits as [Container];
-      const command = init.command as string[];
-      expect(command[0]).toBe('cp');
+      // The templates' pre-flight: sh -c 'cp FILE... DIR/ && exec tini -- nccl-run check "$@"'.
+      const script = (init.command as string[])[2] ?? '';
+      const copy = /^cp ((?:\S+ )+)\S+\/ && /.exec(script);
+      expect(copy, `the init container copies with cp: ${script}`).not.toBeNull();
+      const files = (copy?.[1] ?? '').trim().split(' ');
       const folder = join(work, 'init-volume');
       mkdirSync(folder);
       const { stdout: id } = await podman(['create', init.image as string]);
       try {
-        for (const file of command.slice(1, -1))
-          await podman(['cp', `${String(id).trim()}:${file}`, folder]);
+        for (const file of files) await podman(['cp', `${String(id).trim()}:${file}`, folder]);
       } finally {
         await podman(['rm', String(id).trim()]);
       }
@@ -189,8 +201,14 @@ tier(
       if (kind === 'trainjob') {
         const labJob = structuredClone(trainJob as NonNullable<typeof trainJob>);
         labJob.job.spec.trainer.numProcPerNode = 2;
-        labJob.job.spec.trainer.numNodes = workers + 1;
-        return expandTrainJob(labJob);
+        // As the template says: the runtime's mlPolicy.numNodes and the pre-flight's PET_NNODES together.
+        labJob.runtime.spec.mlPolicy.numNodes = workers + 1;
+        const pod =
+          labJob.runtime.spec.template.spec.replicatedJobs[0]?.template.spec.template.spec;
+        for (const variable of pod?.initContainers?.[0]?.env ?? [])
+          if (variable.name === 'PET_NNODES') variable.value = String(workers + 1);
+        // Trainer v2.0.1's pods: nothing of the torch plugin's reaches the pre-flight.
+        return expandTrainJob(labJob, 'v2.0.1');
       }
       if (kind === 'lws') {
         const labLws = structuredClone(lws as LeaderWorkerSet);
@@ -337,16 +355,45 @@ tier(
     async function play(pod: JobPod, dir: string, before = ''): Promise<void> {
       const file = join(dir, `${pod.name}.yaml`);
       writeFileSync(file, `${before}${podYaml(pod)}`);
-      await podman([
-        'kube',
-        'play',
-        '--no-hosts',
-        '--network',
-        'podnet',
-        '--network',
-        'data:interface_name=net1',
-        file,
-      ]);
+      await podman(
+        [
+          'kube',
+          'play',
+          '--no-hosts',
+          '--network',
+          'podnet',
+          '--network',
+          'data:interface_name=net1',
+          file,
+        ],
+        podSysctls(pod, dir),
+      );
+    }
+
+    /**
+     * kubelet sets a pod's securityContext.sysctls in its sandbox (the CRI's
+     * RunPodSandbox); podman 4.3's kube play ignores them (seen here: the
+     * pods kept 32768-60999). So the lab hands them to podman as kubelet would
+     * to its runtime: containers.conf's default_sysctls for this play, which
+     * podman sets in the pod's infra container, the one that makes its
+     * network namespace. Nothing changes for a pod without sysctls.
+     */
+    function podSysctls(pod: JobPod, dir: string): { env?: Record<string, string> } {
+      const sysctls =
+        (pod.manifest.spec.securityContext as { sysctls?: { name: string; value: string }[] })
+          ?.sysctls ?? [];
+      if (sysctls.length === 0) return {};
+      const env = (lab as PodmanLab).env;
+      const conf = join(dir, `containers-${pod.name}.conf`);
+      const settings = JSON.stringify(sysctls.map(({ name, value }) => `${name}=${value}`));
+      writeFileSync(
+        conf,
+        readFileSync(env.CONTAINERS_CONF as string, 'utf8').replace(
+          '[containers]\n',
+          `[containers]\ndefault_sysctls = ${settings}\n`,
+        ),
+      );
+      return { env: { ...env, CONTAINERS_CONF: conf } };
     }
 
     /** Writes the network-status annotation Multus would, with the pod's real addresses, as kubelet does (a rename). */
@@ -756,6 +803,10 @@ tier(
       );
       for (const [pod, log] of job.preflightLogs) {
         expect(log).toContain(`verify peers: passed over net1 (${job.addresses.get(pod)?.data})`);
+        // The pod's securityContext.sysctls took: the range check reads in the pod is --port-range's.
+        expect(log).toContain(
+          `ephemeral ports ${TRAINJOB_PORTS.join('-')} (net.ipv4.ip_local_port_range`,
+        );
       }
       expect(job.statuses).toEqual([0, 0]);
       expect(job.reports.map((report) => report.trained).sort()).toEqual([0, 1, 2, 3]);
@@ -816,6 +867,14 @@ tier(
           expect(log).toMatch(
             /ERROR \(nccl-run\): verification failed via net1 .*(timed out|unreachable)/,
           );
+          // The mesh's listeners are ephemeral: the ports the failure names lie in --port-range's range.
+          const ports = [...log.matchAll(/ at 198\.18\.\d+\.\d+:(\d+)/g)].map((m) => Number(m[1]));
+          console.log(`kubernetes tier, ${pod.name}'s failure names ports ${ports.join(', ')}`);
+          expect(ports.length).toBeGreaterThan(0);
+          for (const port of ports) {
+            expect(port).toBeGreaterThanOrEqual(TRAINJOB_PORTS[0]);
+            expect(port).toBeLessThanOrEqual(TRAINJOB_PORTS[1]);
+          }
           expect(await stateOf(pod.name)).toMatch(/^created /);
           expect(await logsOf(pod.name)).toBe('');
         }
@@ -854,6 +913,8 @@ tier(
       try {
         const job = await gloo('secret', {
           before: `${secret}---\n`,
+          // The template's pre-flight too: the operator gives it none of its variables, the labels do.
+          initContainers: true,
           edit: (container) => {
             const args = container.args as string[];
             args.splice(args.indexOf('master'), 1, 'peers');
@@ -877,6 +938,9 @@ tier(
         expect(job.bytes.data).toBeGreaterThan(ALLREDUCE_FLOOR);
         expect(job.bytes.pod).toBeLessThan(CONTROL_CEILING);
         expectMultusPick(job.logs, job.addresses);
+        for (const [pod, log] of job.preflightLogs) {
+          expect(log).toContain(`verify local: passed over net1 (${job.addresses.get(pod)?.data})`);
+        }
         for (const [pod, log] of job.logs) {
           expect(log).toContain(
             "probe membership: every node proves the job's shared secret (/etc/probe-secret/secret)",

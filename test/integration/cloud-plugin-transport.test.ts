@@ -4,7 +4,8 @@
  * (rdma-transport.test.ts): in a network namespace with real veths, a mount
  * namespace puts a tmpfs over /sys/class (the namespace's /sys/class/net
  * bound back) and over /sys/devices/pci0000:00, laid out by
- * test/lab/rdma-sysfs.ts, and /dev/infiniband with its uverbs devices.
+ * test/lab/rdma-sysfs.ts, and a /dev of its own (test/lab/private-dev.ts)
+ * with /dev/infiniband and its uverbs devices.
  * Hosts, one after another in the same namespace:
  * - p4d.24xlarge: 4 EFA devices, 4x100 Gb/s (AWS EC2 docs, "Elastic Fabric
  *   Adapter", supported instance types; p4d has 4 network cards);
@@ -30,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
+import { infinibandLines, privateDevLines } from '../lab/private-dev.js';
 import { efa, type FakeHca, layOutRdma } from '../lab/rdma-sysfs.js';
 import { tier } from '../lab/tier.js';
 
@@ -221,8 +223,8 @@ tier(
           'mount -t tmpfs c37 /sys/class; mkdir /sys/class/net; mount --bind "$W/net-$L" /sys/class/net',
           'cp -a "$W/$L/sys/class/." /sys/class/ 2>/dev/null',
           'mount -t tmpfs d37 /sys/devices/pci0000:00; cp -a "$W/$L/sys/devices/pci0000:00/." /sys/devices/pci0000:00/ 2>/dev/null',
-          'mount -t tmpfs v37 /dev/infiniband 2>/dev/null || { mkdir -p /dev/infiniband; mount -t tmpfs v37 /dev/infiniband; }',
-          'n=0; while [ $n -lt 32 ]; do mknod -m 666 /dev/infiniband/uverbs$n c 231 $((192 + n)); n=$((n + 1)); done',
+          ...privateDevLines('v37', '$W/shm-$L'),
+          ...infinibandLines(32),
           ...Object.entries(LAYOUTS[run.layout]?.gvnics ?? {}).map(([nic, speed]) =>
             [
               `d="$W/gvnic-${name}-${nic}"; mkdir -p "$d/device"`,

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostFacts } from '../../src/host/host-facts.js';
 import type { TransportPort } from '../../src/transport/transport-verdict.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
+import { infinibandLines, privateDevLines } from '../lab/private-dev.js';
 import {
   addressGid,
   layOutRdma,
@@ -140,14 +141,9 @@ tier('the data plane read from a real /sys laid out as RDMA hosts show it', unav
       'cp -a "$W/sys/class/." /sys/class/',
       'mount -t tmpfs rdma-pci /sys/devices/pci0000:00',
       'cp -a "$W/sys/devices/pci0000:00/." /sys/devices/pci0000:00/',
-      // /dev: a tmpfs with what a process needs, as a container's /dev has.
-      'mount -t tmpfs -o mode=755 rdma-dev /dev',
-      'mknod -m 666 /dev/null c 1 3; mknod -m 666 /dev/zero c 1 5',
-      'mknod -m 666 /dev/random c 1 8; mknod -m 666 /dev/urandom c 1 9',
-      'ln -s /proc/self/fd /dev/fd',
-      'infiniband() { mkdir /dev/infiniband; mount -t tmpfs rdma-ib /dev/infiniband;',
-      '  for n in 0 1 2 3 4; do mknod -m 666 /dev/infiniband/uverbs$n c 231 $((192 + n)); done;',
-      '  mknod -m 666 /dev/infiniband/rdma_cm c 10 58; }',
+      // /dev: a tmpfs of this namespace's own, as a container's /dev is.
+      ...privateDevLines('rdma-dev', '$W/shm'),
+      `infiniband() { ${infinibandLines(5, true).join('; ')}; }`,
       'set +e',
       ...runs,
     ].join('\n');

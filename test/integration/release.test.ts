@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAN_PAGE_PATH } from '../../scripts/man-page.js';
 import { NODE_VERSION, OTHER_NODE_VERSION, officialNode } from '../../scripts/official-node.js';
 import {
   buildProgram,
@@ -27,6 +28,7 @@ import {
   makeBlob,
   PLATFORMS,
   RELEASE_DIR,
+  WHEEL_MAN_PAGE,
 } from '../../scripts/release.js';
 
 const { version } = JSON.parse(readFileSync(join(RELEASE_DIR, '..', 'package.json'), 'utf8')) as {
@@ -162,7 +164,54 @@ describe('the wheel', () => {
   });
 });
 
+describe("the wheel's man page", () => {
+  it('lies in the wheel where pip puts man pages, for both platforms', async () => {
+    for (const { wheelTag } of Object.values(PLATFORMS)) {
+      const { stdout } = await execa('unzip', [
+        '-l',
+        artifact(`nccl_run-${version}-py3-none-${wheelTag}.whl`),
+      ]);
+      expect(stdout).toContain(` nccl_run-${version}.data/${WHEEL_MAN_PAGE}\n`);
+    }
+  });
+
+  it("`man nccl-run` finds it after pip install, from the venv's bin on PATH alone", async () => {
+    const venv = join(work, 'venv-man');
+    await execa('/usr/bin/python3', ['-m', 'venv', venv]);
+    const wheel = artifact(`nccl_run-${version}-py3-none-${PLATFORMS.x64.wheelTag}.whl`);
+    await execa(join(venv, 'bin/pip'), ['install', '--no-index', '--quiet', wheel], {
+      env: cleanEnv(),
+      extendEnv: false,
+    });
+    const installed = join(venv, 'share/man/man1/nccl-run.1');
+    expect(readFileSync(installed, 'utf8')).toBe(readFileSync(MAN_PAGE_PATH, 'utf8'));
+    // No MANPATH: man-db maps a PATH entry that manpath.config does not name to the
+    // ../share/man beside it (manpath(5), man-db 2.11, "SEARCH PATH"). So a job that
+    // activated the venv reads the page; without the venv on PATH, man has none.
+    const manEnv = (path: string) => ({ env: cleanEnv({ PATH: path }), extendEnv: false });
+    const found = await execa('man', ['-w', 'nccl-run'], manEnv(`${venv}/bin:/usr/bin:/bin`));
+    expect(found.stdout).toBe(installed);
+    const shown = await execa('man', ['nccl-run'], manEnv(`${venv}/bin:/usr/bin:/bin`));
+    expect(shown.stdout).toContain('--verify-timeout');
+    const without = await execa('man', ['-w', 'nccl-run'], {
+      ...manEnv('/usr/bin:/bin'),
+      reject: false,
+    });
+    expect(without.exitCode).toBe(16);
+  });
+});
+
 describe('the npm package', () => {
+  it('packs nccl-run(1) and names it as its man page', async () => {
+    const [packed] = JSON.parse(
+      (await execa('npm', ['pack', '--dry-run', '--json'], { cwd: join(RELEASE_DIR, '..') }))
+        .stdout,
+    ) as [{ files: { path: string }[] }];
+    expect(packed.files.map((file) => file.path)).toContain('man/nccl-run.1');
+    const { stdout } = await execa('tar', ['-tzf', artifact(`nccl-run-${version}.tgz`)]);
+    expect(stdout.split('\n')).toContain('package/man/nccl-run.1');
+  });
+
   it('installs from its tarball with npm install -g, and runs on Node 20', async () => {
     const prefix = join(work, 'npm-global');
     await execa('npm', [
@@ -175,5 +224,16 @@ describe('the npm package', () => {
       extendEnv: false,
     });
     expect(stdout).toBe(version);
+    // npm links the package's `man` into the prefix's share/man (npm docs, package.json
+    // "man"; npm 11's bin-links lib/link-mans.js links only an array `man`, so package.json
+    // gives one), which man-db finds from the prefix's bin on PATH, as for the wheel.
+    expect(readFileSync(join(prefix, 'share/man/man1/nccl-run.1'), 'utf8')).toBe(
+      readFileSync(MAN_PAGE_PATH, 'utf8'),
+    );
+    const found = await execa('man', ['-w', 'nccl-run'], {
+      env: cleanEnv({ PATH: `${join(prefix, 'bin')}:/usr/bin:/bin` }),
+      extendEnv: false,
+    });
+    expect(readFileSync(found.stdout, 'utf8')).toBe(readFileSync(MAN_PAGE_PATH, 'utf8'));
   });
 });

@@ -16,6 +16,12 @@
  *   PET_NPROC_PER_NODE             spec.nprocPerNode, when set
  *   PET_NNODES                     all replicas (no elasticPolicy)
  *
+ * Init containers get none of it (setPodEnv: containers only; still so at
+ * v1.9.4); the template's pre-flight reads the labels below instead. On
+ * Worker pods the operator appends its own init container, init-pytorch,
+ * an nslookup loop for the master's name (initcontainer.go), which the lab
+ * leaves out: podman's DNS answers the master's pod name as soon as it runs.
+ *
  * The operator also makes a headless Service per pod, of the pod's name;
  * podman's DNS (aardvark-dns on the pod network) answers pod names, which
  * stands in for it. A replica's restartPolicy becomes the pod's. What a lab
@@ -24,10 +30,17 @@
  */
 import { parse, stringify } from 'yaml';
 
+/** A container's variable: a value, or (before kubelet resolves it) a downward-API field. */
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { fieldRef?: { fieldPath: string }; [key: string]: unknown };
+}
+
 /** The parts of a container spec this file reads or writes; the rest travels as is. */
 export interface Container {
   name: string;
-  env?: { name: string; value?: string }[];
+  env?: EnvVar[];
   ports?: { name?: string; containerPort: number }[];
   [key: string]: unknown;
 }
@@ -69,7 +82,10 @@ export interface JobPod {
   };
 }
 
-/** A controller's pod as the lab plays it: its DNS name, role, index, and the Pod manifest. */
+/**
+ * A controller's pod as the lab plays it: its DNS name, role, index, and the
+ * Pod manifest, its downward-API variables resolved as kubelet would.
+ */
 export function jobPod(
   name: string,
   replicaType: JobPod['replicaType'],
@@ -77,12 +93,37 @@ export function jobPod(
   metadata: Omit<JobPod['manifest']['metadata'], 'name'>,
   spec: JobPod['manifest']['spec'],
 ): JobPod {
+  const full = { name, ...metadata };
+  const initContainers = (spec.initContainers ?? []) as Container[];
+  for (const container of [...initContainers, ...spec.containers]) {
+    if (container.env !== undefined) container.env = container.env.map((v) => resolved(v, full));
+  }
   return {
     name,
     replicaType,
     index,
-    manifest: { apiVersion: 'v1', kind: 'Pod', metadata: { name, ...metadata }, spec },
+    manifest: { apiVersion: 'v1', kind: 'Pod', metadata: full, spec },
   };
+}
+
+/**
+ * kubelet's downward API for a variable (pkg/kubelet/kubelet_pods.go
+ * podFieldSelectorRuntimeValue, pkg/fieldpath ExtractFieldPathAsString):
+ * `kube play` honours fieldRef to metadata.name only (LAB.md), so the lab
+ * writes the label's or annotation's value in. A key the pod lacks resolves
+ * to "" in kubelet; here it is an error, as a template that asks for a label
+ * no controller sets is one.
+ */
+function resolved(variable: EnvVar, metadata: JobPod['manifest']['metadata']): EnvVar {
+  const path = variable.valueFrom?.fieldRef?.fieldPath;
+  if (path === undefined) return variable;
+  // kube play resolves the pod's name itself.
+  if (path === 'metadata.name') return variable;
+  const match = /^metadata\.(labels|annotations)\['([^']+)'\]$/.exec(path);
+  if (match === null) throw new Error(`the lab resolves no fieldRef ${path}`);
+  const value = metadata[match[1] as 'labels' | 'annotations']?.[match[2] as string];
+  if (value === undefined) throw new Error(`${variable.name}: the pod has no ${path}`);
+  return { name: variable.name, value };
 }
 
 /** The PyTorchJob document of a YAML file (YAML anchors resolved). */

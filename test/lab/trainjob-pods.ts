@@ -11,6 +11,9 @@
  *     PET_MASTER_ADDR=<trainjob>-node-0-0.<trainjob>  PET_MASTER_PORT=29500
  *   and, for each container envInjection names (init containers included),
  *   the same five; resourcesPerNode becomes the node container's resources.
+ *   At v2.0.1 torch.go gives the container `node` the same and nothing else:
+ *   no init container gets any of it, and the CRD has no envInjection
+ *   (`expandTrainJob(docs, 'v2.0.1')` plays that release).
  * - kubernetes-sigs/jobset v0.12.0 pkg/controllers/jobset_controller.go
  *   `constructJob`: the Job `<jobset>-<replicatedJob>-<jobIndex>` (JobSet
  *   named as the TrainJob), labels jobset.sigs.k8s.io/*, subdomain
@@ -26,9 +29,15 @@
  * headless Service does), its hostname `<job>-<i>`.
  */
 import { parseAllDocuments } from 'yaml';
-import { type Container, type JobPod, jobPod } from './pytorchjob-pods.js';
+import { type Container, type EnvVar, type JobPod, jobPod } from './pytorchjob-pods.js';
 
-type EnvVar = { name: string; value?: string };
+/**
+ * The Trainer releases whose controllers the lab plays: v2.0.1 (the first
+ * v2 release users run) gives init containers none of the torch plugin's
+ * variables and has no envInjection (torch.go, trainingruntime_types.go at
+ * v2.0.1); v2.3.0 hands them to the init containers envInjection names.
+ */
+export type TrainerRelease = 'v2.0.1' | 'v2.3.0';
 
 export interface TrainJob {
   metadata: { name: string };
@@ -97,14 +106,17 @@ export function parseTrainJob(text: string): { job: TrainJob; runtime: TrainingR
 const NODE = 'node';
 const TRAINER_PORT = 29500;
 
-/** Every pod of the TrainJob's `node` Job, node 0 (the master) first. */
-export function expandTrainJob({
-  job,
-  runtime,
-}: {
-  job: TrainJob;
-  runtime: TrainingRuntime;
-}): JobPod[] {
+/** Every pod of the TrainJob's `node` Job, node 0 (the master) first, as `release` makes them. */
+export function expandTrainJob(
+  {
+    job,
+    runtime,
+  }: {
+    job: TrainJob;
+    runtime: TrainingRuntime;
+  },
+  release: TrainerRelease = 'v2.3.0',
+): JobPod[] {
   const name = job.metadata.name;
   const { trainer } = job.spec;
   const replicated = runtime.spec.template.spec.replicatedJobs.find((r) => r.name === NODE);
@@ -112,8 +124,14 @@ export function expandTrainJob({
   const count = trainer.numNodes ?? runtime.spec.mlPolicy.numNodes ?? 1;
   if (trainer.numProcPerNode === undefined)
     throw new Error('this lab expands a fixed numProcPerNode');
+  const envInjection = runtime.spec.mlPolicy.torch?.envInjection;
+  if (release === 'v2.0.1' && envInjection !== undefined) {
+    throw new Error(
+      'Trainer v2.0.1 has no mlPolicy.torch.envInjection: its CRD rejects the runtime',
+    );
+  }
   const injected =
-    runtime.spec.mlPolicy.torch?.envInjection?.targets
+    envInjection?.targets
       .filter((target) => target.jobName === NODE)
       .flatMap((target) => target.containerNames) ?? [];
   const jobName = `${name}-${NODE}-0`;

@@ -8,7 +8,7 @@ import { VerificationFailedError } from '../../verify/failure.js';
 import type { VerifyReport } from '../../verify/report.js';
 import { verifyPlan } from '../../verify/verify-plan.js';
 import { type JobContext, planJob } from '../job-context.js';
-import { checkFailureJson, checkJson, launchSummary } from '../render.js';
+import { checkFailureJson, checkJson, launchSummary, portRangeText } from '../render.js';
 
 export async function checkCommand(job: JobContext): Promise<number> {
   const { json } = job.options;
@@ -25,6 +25,7 @@ export async function checkCommand(job: JobContext): Promise<number> {
     throw error;
   }
   job.logger.info(launchSummary(plan));
+  job.logger.info(portRangeText(plan.facts));
   // SPEC --require-transport: the commands that verify check it, before any wait.
   if (plan.transport.unmet !== null) throw plan.transport.unmet;
   // SPEC "Readiness": a node that will certainly fail the job is refused before any wait.

@@ -136,6 +136,25 @@ describe('splitArgv', () => {
     expect(split.torchrun).toEqual(torchrun);
   });
 
+  it("keeps audit's paths apart from its flags, in any order; after -- every word is a path", () => {
+    expect(splitArgv(['audit', 'logs/', '--json', '-', 'more.txt'])).toEqual({
+      command: 'audit',
+      commandArgs: ['logs/', '-', 'more.txt'],
+      flags: { json: true },
+      torchrun: [],
+    });
+    expect(splitArgv(['audit', '--', '--odd-name', '--json']).commandArgs).toEqual([
+      '--odd-name',
+      '--json',
+    ]);
+    // A job option is not audit's: it is left over, and audit refuses it (64).
+    expect(splitArgv(['audit', '--iface', 'x', 'logs/']).torchrun).toEqual([
+      '--iface',
+      'x',
+      'logs/',
+    ]);
+  });
+
   it('refuses an option of ours without its value', () => {
     expect(() => splitArgv(['--verify'])).toThrow(UsageError);
     expect(() => splitArgv(['--verify'])).toThrow(/^--verify: missing value$/);

@@ -122,3 +122,35 @@ describe('detectCluster: Kubeflow PyTorchJob', () => {
     expect(run).toThrow(message);
   });
 });
+
+describe("detectCluster: a PyTorchJob's pre-flight (the operator sets nothing in init containers)", () => {
+  /** The init container of `nccl-run init pytorchjob`: the pod's labels and PET_NNODES. */
+  const preflightEnv = (type: string, index: number) => ({
+    KUBERNETES_SERVICE_HOST: '10.96.0.1',
+    PET_NNODES: '4',
+    PYTORCHJOB_NAME: 'bert',
+    PYTORCHJOB_REPLICA_TYPE: type,
+    PYTORCHJOB_REPLICA_INDEX: String(index),
+  });
+
+  it.each([
+    ['master', 0, 0],
+    ['worker', 0, 1],
+    ['worker', 2, 3],
+  ])('%s %i: node rank %i, master <job>-master-0 (envvar.go)', (type, index, rank) => {
+    expect(detectCluster('auto', preflightEnv(type, index))).toMatchObject({
+      controller: 'Kubeflow PyTorchJob (training-operator v1)',
+      masterHost: 'bert-master-0',
+      nnodes: 4,
+      nodeRank: rank,
+      peers: ['bert-master-0', 'bert-worker-0', 'bert-worker-1', 'bert-worker-2'],
+    });
+  });
+
+  it('a replica type other than master or worker → ConfigError naming the label', () => {
+    const run = () => detectCluster('auto', preflightEnv('launcher', 0));
+    expect(run).toThrow(
+      "PYTORCHJOB_REPLICA_TYPE: bad value 'launcher': expected master or worker, the pod's label training.kubeflow.org/replica-type",
+    );
+  });
+});

@@ -100,3 +100,43 @@ describe('detectCluster: Kubeflow Trainer v2 TrainJob', () => {
     expect(run).toThrow(message);
   });
 });
+
+describe("detectCluster: a TrainJob's pre-flight on Trainer before v2.3.0 (no PET_MASTER_*)", () => {
+  /** The init container of `nccl-run init k8s`: the label's name, the index, PET_NNODES. */
+  const preflightEnv = (rank: number) => ({
+    KUBERNETES_SERVICE_HOST: '10.96.0.1',
+    HOSTNAME: `bert-node-0-${rank}`,
+    PET_NNODES: '4',
+    PET_NODE_RANK: String(rank),
+    TRAINJOB_NAME: 'bert',
+    JOB_COMPLETION_INDEX: String(rank),
+  });
+
+  it('derives the master the torch plugin names, <trainjob>-node-0-0.<trainjob>:29500', () => {
+    expect(detectCluster('auto', preflightEnv(2))).toMatchObject({
+      controller: TRAINJOB,
+      masterHost: 'bert-node-0-0.bert',
+      masterPort: 29500,
+      nnodes: 4,
+      nodeRank: 2,
+      peers: TRAINJOB_PEERS,
+    });
+  });
+
+  it("the torch plugin's PET_MASTER_* win where v2.3.0's envInjection sets them", () => {
+    const env = {
+      ...preflightEnv(1),
+      PET_MASTER_ADDR: 'bert-node-0-0.bert',
+      PET_MASTER_PORT: '29400',
+    };
+    expect(detectCluster('auto', env)).toMatchObject({ masterPort: 29400 });
+  });
+
+  it('a TRAINJOB_NAME that is no DNS label → ConfigError naming it and the label', () => {
+    const run = () => detectCluster('auto', { ...preflightEnv(0), TRAINJOB_NAME: 'Bert_1' });
+    expect(run).toThrow(ConfigError);
+    expect(run).toThrow(
+      "TRAINJOB_NAME: bad value 'Bert_1': expected the TrainJob's name, from the pod's label jobset.sigs.k8s.io/jobset-name",
+    );
+  });
+});

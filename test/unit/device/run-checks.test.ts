@@ -95,6 +95,25 @@ describe('dataPathRows', () => {
     expect(rows[4]?.detail).toContain('node 0: 1 channel(s) elsewhere (SHM/direct/direct)');
   });
 
+  it("nccl-run audit reads both workers' logs: a socket device on loopback is its failure", () => {
+    const looped = readOneProcess(
+      [
+        'gpu-host:4701:4701 [0] NCCL INFO Bootstrap: Using ens3f0:198.18.0.1<0>',
+        'gpu-host:4701:4709 [0] NCCL INFO NET/Socket : Using [0]ens3f0:198.18.0.1<0> [1]lo:127.0.0.1<0>',
+        'gpu-host:4701:4709 [0] NCCL INFO Using network Socket',
+        'gpu-host:4701:4709 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/1',
+      ].join('\n'),
+    );
+    const rows = dataPathRows('b) data path', [nodeRun(0, { worker: looped }), nodeRun(1)]);
+    const audit = rows.find((r) => r.check === 'b) data path: audit');
+    expect(audit?.status).toBe('fail');
+    expect(audit?.detail).toContain(
+      "failure: NCCL's socket device [1] is on loopback (lo 127.0.0.1) in a job across hosts; 1 channel(s) go via NET/Socket/1",
+    );
+    const clean = dataPathRows('b) data path', [nodeRun(0), nodeRun(1)]);
+    expect(clean.find((r) => r.check === 'b) data path: audit')?.status).toBe('pass');
+  });
+
   it('a worker that never got the variable, and an agent stopped at its timeout', () => {
     const rows = dataPathRows('b) data path', [
       nodeRun(0, { env: { NCCL_SOCKET_IFNAME: null }, result: null }),

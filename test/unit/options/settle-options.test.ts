@@ -265,6 +265,8 @@ const sample: Record<keyof typeof OPTIONS, string> = {
   cluster: 'none',
   'nccl-debug': 'info',
   'nccl-debug-subsys': 'INIT',
+  // A folder that is there and writable (the option makes a missing one).
+  'nccl-log': tmpdir(),
   force: 'yes',
   torchrun: 'python3 -m torch.distributed.run',
   'torch-version': '2.6',

@@ -95,11 +95,12 @@ const POD_VOLUMES = [
 ];
 
 /**
- * The pre-flight init container of the TrainJob and LWS templates: it copies
+ * The pre-flight init container of every Kubernetes template: it copies
  * nccl-run and tini-static into the emptyDir, then runs `nccl-run check
- * --verify peers` with the mounts the training container has.
+ * --verify LEVEL` (peers; local in a PyTorchJob, whose master is not
+ * published before it is Ready) with the mounts the training container has.
  */
-function expectPreflight(pod: Doc) {
+function expectPreflight(pod: Doc, level = 'peers') {
   const [init, ...others] = pod.initContainers;
   expect(others).toEqual([]);
   expect(init.name).toBe('nccl-run');
@@ -112,7 +113,7 @@ function expectPreflight(pod: Doc) {
   expect(splitArgv(['check', ...init.args])).toMatchObject({
     command: 'check',
     flags: {
-      verify: 'peers',
+      verify: level,
       'verify-timeout': '5m',
       'network-status': '/etc/podinfo/annotations',
     },
@@ -143,21 +144,30 @@ function expectLaunch(container: Doc, torchrun: string[]) {
 
 describe('k8s', () => {
   const docs: Doc[] = parseAllDocuments(templateText('k8s')).map((doc) => doc.toJS());
-  const [job, runtime] = docs;
+  const [runtime, job] = docs;
 
-  it('is a TrainJob of Kubeflow Trainer v2 and the runtime it names, torch-distributed with the pre-flight', () => {
+  it('is the runtime, then the TrainJob that names it: kubectl apply creates in file order, and the webhook wants the runtime first', () => {
+    // kubeflow/trainer v2.0.1 and v2.3.0 pkg/runtime/core/trainingruntime.go ValidateObjects.
     expect(docs.map((doc) => [doc.apiVersion, doc.kind])).toEqual([
-      ['trainer.kubeflow.org/v1alpha1', 'TrainJob'],
       ['trainer.kubeflow.org/v1alpha1', 'TrainingRuntime'],
+      ['trainer.kubeflow.org/v1alpha1', 'TrainJob'],
     ]);
     expect(job.spec.runtimeRef).toEqual({ name: runtime.metadata.name, kind: 'TrainingRuntime' });
     expect(runtime.metadata.labels).toEqual({ 'trainer.kubeflow.org/framework': 'torch' });
     expect(job.spec.trainer).toMatchObject({
-      numNodes: 2,
       numProcPerNode: 8,
       image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime',
       resourcesPerNode: { limits: { 'nvidia.com/gpu': 8 } },
     });
+  });
+
+  it("counts the nodes in one place, the runtime's mlPolicy.numNodes, which the pre-flight's PET_NNODES repeats", () => {
+    // trainingruntime.go: the node Job's count is mlPolicy.numNodes unless the TrainJob sets trainer.numNodes.
+    expect(job.spec.trainer.numNodes).toBeUndefined();
+    const pod = runtime.spec.template.spec.replicatedJobs[0].template.spec.template.spec;
+    const nnodes = pod.initContainers[0].env.find((v: Doc) => v.name === 'PET_NNODES');
+    expect(runtime.spec.mlPolicy.numNodes).toBe(2);
+    expect(nnodes.value).toBe(String(runtime.spec.mlPolicy.numNodes));
   });
 
   it("runs tini -- nccl-run train.py in the trainer's node container; torchrun reads the torch plugin's PET_*", () => {
@@ -166,7 +176,8 @@ describe('k8s', () => {
 
   it("has the torch-distributed runtime's shape: replicated Job `node`, its ancestor label, container `node`", () => {
     // kubeflow/trainer v2.3.0 manifests/base/runtimes/torch_distributed.yaml
-    expect(runtime.spec.mlPolicy.numNodes).toBe(1);
+    // Its torch.numProcPerNode: auto is gone from v2.3.0's CRD; the TrainJob's numProcPerNode says it.
+    expect(runtime.spec.mlPolicy.torch).toEqual({});
     const [replicated, ...more] = runtime.spec.template.spec.replicatedJobs;
     expect(more).toEqual([]);
     expect(replicated.name).toBe('node');
@@ -177,17 +188,40 @@ describe('k8s', () => {
     expect(pod.containers.map((c: Doc) => c.name)).toEqual(['node']);
   });
 
-  it('runs the pre-flight in an init container, which envInjection gives the PET_* variables', () => {
+  it('runs the pre-flight in an init container that reads the job from the pod, with no envInjection (v2.3.0 only)', () => {
     const pod = runtime.spec.template.spec.replicatedJobs[0].template.spec.template.spec;
     expectPreflight(pod);
-    expect(runtime.spec.mlPolicy.torch.envInjection).toEqual({
-      targets: [{ jobName: 'node', containerNames: [pod.initContainers[0].name] }],
-    });
+    expect(runtime.spec.mlPolicy.torch.envInjection).toBeUndefined();
+    expect(pod.initContainers[0].env).toEqual([
+      { name: 'PET_NNODES', value: '2' },
+      {
+        name: 'PET_NODE_RANK',
+        valueFrom: {
+          fieldRef: {
+            fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']",
+          },
+        },
+      },
+      {
+        name: 'TRAINJOB_NAME',
+        valueFrom: {
+          fieldRef: { fieldPath: "metadata.labels['jobset.sigs.k8s.io/jobset-name']" },
+        },
+      },
+    ]);
+  });
+
+  it('keeps a failed pre-flight readable: pods restartPolicy Never, and the first failure ends the Job', () => {
+    // OnFailure: init-container restarts count toward backoffLimit, and the Job controller
+    // deletes the active pods when it is past (kubernetes pkg/controller/job pastBackoffLimitOnFailure).
+    const replicated = runtime.spec.template.spec.replicatedJobs[0];
+    expect(replicated.template.spec.backoffLimit).toBe(0);
+    expect(replicated.template.spec.template.spec.restartPolicy).toBe('Never');
   });
 
   it('has the Multus annotation, commented, on the pod template', () => {
     expect(templateText('k8s')).toMatch(
-      /^ {16}# metadata:\n {16}# {3}annotations:\n {16}# {5}k8s\.v1\.cni\.cncf\.io\/networks: data-net # attached as net1\n {16}spec:\n {18}initContainers:/m,
+      /^ {16}# metadata:\n {16}# {3}annotations:\n {16}# {5}k8s\.v1\.cni\.cncf\.io\/networks: data-net # attached as net1\n {16}spec:\n {18}restartPolicy: Never\n/m,
     );
   });
 });
@@ -195,14 +229,16 @@ describe('k8s', () => {
 describe('lws', () => {
   const doc: Doc = parseYaml(templateText('lws'));
 
-  it('is a LeaderWorkerSet of one group of 2 pods, recreated as a group', () => {
+  it('is a LeaderWorkerSet of one group of 2 pods, whose pods restart alone (a failed pre-flight keeps its log)', () => {
     expect(doc).toMatchObject({
       apiVersion: 'leaderworkerset.x-k8s.io/v1',
       kind: 'LeaderWorkerSet',
       metadata: { name: 'train' },
       spec: {
         replicas: 1,
-        leaderWorkerTemplate: { size: 2, restartPolicy: 'RecreateGroupOnPodRestart' },
+        // RecreateGroupOnPodRestart recreates the group on an init container's first restart
+        // (lws v0.6.3, v0.10.0 pkg/utils/pod/pod_utils.go ContainerRestarted).
+        leaderWorkerTemplate: { size: 2, restartPolicy: 'None' },
       },
     });
     // One template for leader and workers: LWS_WORKER_INDEX tells them apart.
@@ -243,20 +279,14 @@ describe('pytorchjob', () => {
       expect(container.image).toBe('pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime');
       expect(container.resources.limits['nvidia.com/gpu']).toBe(8);
       // The small nccl-run image (Dockerfile.example on a slim base) holds both files.
-      expect(pod.initContainers).toEqual([
-        {
-          name: 'nccl-run',
-          image: `nccl-run:${packageVersion()}`,
-          command: ['cp', '/usr/local/bin/nccl-run', '/usr/bin/tini-static', '/nccl-run/'],
-          volumeMounts: [{ name: 'nccl-run', mountPath: '/nccl-run' }],
-        },
+      expectPreflight(pod, 'local');
+      expect(pod.initContainers[0].env.map((v: Doc) => v.name)).toEqual([
+        'PET_NNODES',
+        'PYTORCHJOB_NAME',
+        'PYTORCHJOB_REPLICA_TYPE',
+        'PYTORCHJOB_REPLICA_INDEX',
       ]);
       expect(container.command).toEqual(['/nccl-run/tini-static', '--', '/nccl-run/nccl-run']);
-      expect(container.volumeMounts).toContainEqual({
-        name: 'nccl-run',
-        mountPath: '/nccl-run',
-        readOnly: true,
-      });
       expect(splitArgv(container.args)).toMatchObject({
         flags: {
           verify: 'master',

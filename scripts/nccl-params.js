@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+/**
+ * Each NCCL release's parameter names, read at its tag in a clone of
+ * NVIDIA/nccl, written to src/nccl/params/nccl-params.ts as the settings
+ * lint's records (src/nccl/settings-lint.ts): the first release's names,
+ * then, for each later release whose names differ, what it added and
+ * removed. Supporting a new NCCL is one run:
+ *
+ *   node scripts/nccl-params.js GIT_DIR   (a clone or bare mirror of NVIDIA/nccl)
+ *
+ * A release reads, in its src/ (C and C++ only: src/device/*.py are build
+ * generators, and ext-net/, ext-tuner/, plugins/ are plugins' examples):
+ * - `NCCL_PARAM(Name, "ENV", default)`: NCCL_ENV (src/include/param.h
+ *   prefixes "NCCL_" to the name ncclLoadParam reads);
+ * - `DEFINE_NCCL_PARAM(name, type, NCCL_KEY, ...)` (v2.30.3-1 on,
+ *   src/include/param/param.h): NCCL_KEY;
+ * - every "NCCL_..." string handed to a function that reads the
+ *   environment: getenv, ncclGetEnv, debug.cc's getEnvFunc, and the helpers
+ *   that pass their arguments to one (graph/paths.cc ncclGetLevel /
+ *   ncclTopoGetLevel, graph/tuning.cc getNthreads). Other "NCCL_..."
+ *   strings (message text such as NCCL_COMM_PROPERTIES_INITIALIZER in
+ *   v2.30.3-1 src/dev_runtime.cc) are not names NCCL reads.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** Every release from the first nccl-run models (src/nccl/releases.ts) on: tags vX.Y.Z-1. */
+export const FIRST_TAG = 'v2.18.1-1';
+
+const SOURCE_FILE = /^src\/.*\.(?:c|cc|cpp|cu|cuh|h|hpp)$/;
+const PARAM = /\bNCCL_PARAM\(\s*\w+\s*,\s*"(\w+)"/g;
+const DEFINE_PARAM = /\bDEFINE_NCCL_PARAM\(\s*\w+\s*,[^,]+,\s*(NCCL_\w+)\s*,/g;
+const READER = /\b(?:getenv|ncclGetEnv|getEnvFunc|ncclGetLevel|ncclTopoGetLevel|getNthreads)\s*\(/g;
+const NAME_STRING = /"(NCCL_[A-Z0-9_]+)"/g;
+
+/** The NCCL_* names one source file reads. */
+export function namesRead(source) {
+  const names = new Set();
+  for (const match of source.matchAll(PARAM)) names.add(`NCCL_${match[1]}`);
+  for (const match of source.matchAll(DEFINE_PARAM)) names.add(match[1]);
+  for (const call of source.matchAll(READER)) {
+    for (const match of callArguments(source, call.index + call[0].length).matchAll(NAME_STRING)) {
+      names.add(match[1]);
+    }
+  }
+  return names;
+}
+
+/** The text of a call's arguments, from just after its `(` to the matching `)`. */
+function callArguments(source, start) {
+  let depth = 1;
+  for (let i = start; i < source.length; i += 1) {
+    if (source[i] === '(') depth += 1;
+    else if (source[i] === ')' && --depth === 0) return source.slice(start, i);
+  }
+  return source.slice(start);
+}
+
+/** `v2.22.3-1` → [2, 22, 3]. */
+function tagParts(tag) {
+  return /^v(\d+)\.(\d+)\.(\d+)-1$/.exec(tag)?.slice(1).map(Number) ?? null;
+}
+
+function compareTags(a, b) {
+  const [x, y] = [tagParts(a), tagParts(b)];
+  return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+}
+
+function git(gitDir, ...args) {
+  return execFileSync('git', ['--git-dir', gitDir, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+}
+
+/** The release tags from FIRST_TAG on, oldest first. */
+export function releaseTags(gitDir) {
+  return git(gitDir, 'tag', '--list', 'v*')
+    .split('\n')
+    .filter((tag) => tagParts(tag) !== null && compareTags(tag, FIRST_TAG) >= 0)
+    .sort(compareTags);
+}
+
+/** Every NCCL_* name the release at `tag` reads, sorted. */
+export function releaseNames(gitDir, tag) {
+  const files = git(gitDir, 'ls-tree', '-r', '--name-only', tag, '--', 'src')
+    .split('\n')
+    .filter((file) => SOURCE_FILE.test(file));
+  const names = new Set();
+  for (const file of files) {
+    for (const name of namesRead(git(gitDir, 'show', `${tag}:${file}`))) names.add(name);
+  }
+  return [...names].sort();
+}
+
+/** The records: the first release's names, then each release that changed them. */
+export function parameterRecords(releases) {
+  const records = [];
+  let previous = new Set();
+  for (const { tag, names } of releases) {
+    const current = new Set(names);
+    const added = names.filter((name) => !previous.has(name));
+    const removed = [...previous].filter((name) => !current.has(name)).sort();
+    if (records.length === 0 || added.length > 0 || removed.length > 0) {
+      records.push({ version: tag.replace(/^v/, '').replace(/-1$/, ''), tag, added, removed });
+    }
+    previous = current;
+  }
+  return records;
+}
+
+/** Text as lines of at most 80 characters, each starting with `lead`. */
+function wrap(text, lead) {
+  const lines = [];
+  for (const word of text.split(' ')) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= 80)
+      lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(`${lead}${word}`);
+  }
+  return lines.join('\n');
+}
+
+function render(records, tags) {
+  const list = (names) => `[${names.map((name) => `'${name}'`).join(', ')}]`;
+  return `/**
+ * Generated by scripts/nccl-params.js from NVIDIA/nccl's release tags
+${wrap(tags.join(' '), ' * ')}
+ * in each tag's src/: every NCCL_PARAM(Name, "ENV", ...) as NCCL_ENV
+ * (src/include/param.h), every DEFINE_NCCL_PARAM key (from v2.30.3-1,
+ * src/include/param/param.h), and every "NCCL_..." string given to getenv,
+ * ncclGetEnv (src/misc/param.cc) and the helpers that pass it on. Do not
+ * edit: run the script on a clone with a new tag to add a release.
+ */
+import type { NcclParameterRecord } from './parameter-record.js';
+
+/** Oldest first: the first release's names, then each release whose names changed. */
+export const NCCL_PARAMETER_RECORDS: readonly NcclParameterRecord[] = [
+${records
+  .map(
+    (record) =>
+      `  {\n    version: '${record.version}',\n    tag: '${record.tag}',\n    added: ${list(record.added)},\n    removed: ${list(record.removed)},\n  },`,
+  )
+  .join('\n')}
+];
+`;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const gitDir = process.argv[2];
+  if (gitDir === undefined) {
+    console.error('usage: node scripts/nccl-params.js GIT_DIR (a clone of NVIDIA/nccl)');
+    process.exit(64);
+  }
+  const tags = releaseTags(gitDir);
+  const releases = tags.map((tag) => ({ tag, names: releaseNames(gitDir, tag) }));
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  const out = join(root, 'src', 'nccl', 'params', 'nccl-params.ts');
+  writeFileSync(out, render(parameterRecords(releases), tags));
+  execFileSync(join(root, 'node_modules', '.bin', 'biome'), ['format', '--write', out], {
+    stdio: 'inherit',
+  });
+  for (const { tag, names } of releases) console.log(`${tag}: ${names.length} names`);
+}
