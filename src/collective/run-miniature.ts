@@ -28,6 +28,8 @@ export const MINIATURE_NCCL_ENV = {
 
 /** How long torchrun has to stop its workers after SIGTERM before the group is killed. */
 const STOP_GRACE_MS = 5_000;
+/** How long the launcher's last output may take to arrive after it exited. */
+const OUTPUT_GRACE_MS = 1_000;
 /** The most of the miniature's output kept for a failure's message. */
 const OUTPUT_KEPT = 16_384;
 
@@ -136,7 +138,7 @@ export function runMiniature(start: MiniatureStart): Promise<MiniatureRun> {
       removeHandlers();
       reject(error);
     });
-    child.once('close', (code, signal) => {
+    child.once('exit', (code, signal) => {
       clearTimeout(timer);
       clearTimeout(escalate);
       // Whatever its workers left behind in the group goes with it.
@@ -144,11 +146,23 @@ export function runMiniature(start: MiniatureStart): Promise<MiniatureRun> {
       removeHandlers();
       guard?.stdin?.end('done\n');
       const status = code ?? (signal === null ? null : 128 + constants.signals[signal]);
-      resolve({
-        status: timedOut ? null : status,
-        timedOut,
-        output,
-        elapsedMs: performance.now() - began,
+      const finish = () =>
+        resolve({
+          status: timedOut ? null : status,
+          timedOut,
+          output,
+          elapsedMs: performance.now() - began,
+        });
+      // Its last output, unless a worker in a session of its own (torch 2.x)
+      // still holds the pipes: then not waited for.
+      const grace = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish();
+      }, OUTPUT_GRACE_MS);
+      child.once('close', () => {
+        clearTimeout(grace);
+        finish();
       });
     });
   });

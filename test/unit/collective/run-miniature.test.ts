@@ -75,6 +75,24 @@ describe('runMiniature', () => {
     expect(alive(worker)).toBe(false);
   }, 20_000);
 
+  it('does not wait on pipes a worker in a session of its own still holds (torch 2.x)', async () => {
+    const dir = privateDir();
+    const run = await runMiniature({
+      file: '/bin/sh',
+      argv: [
+        '-c',
+        'setsid sh -c \'echo $$ > "$1/worker"; exec sleep 30\' sh "$1" & sleep 1; exit 4',
+        'sh',
+        dir,
+      ],
+      env: { PATH: process.env.PATH ?? '' },
+      dir,
+      timeoutMs: 30_000,
+    });
+    expect(run).toMatchObject({ status: 4, timedOut: false });
+    process.kill(Number(readFileSync(join(dir, 'worker'), 'utf8')), 'SIGKILL');
+  }, 10_000);
+
   it('reports a status the launcher exits with', async () => {
     const dir = privateDir();
     const run = await runMiniature({
