@@ -144,6 +144,10 @@ export const measurements = [
     const { twoNodeBench } = await import('./bench-e2e.js');
     return twoNodeBench(ctx);
   }),
+  named('--verify collective against a bare torchrun job, 2 nodes (torch 1.13)', async (ctx) => {
+    const { benchCollective } = await import('./bench-collective.js');
+    return benchCollective(ctx);
+  }),
   ...DEPENDENCIES.map((dependency) => {
     const name = `import('${dependency}'), median CPU time`;
     return named(name, async (ctx) => ({

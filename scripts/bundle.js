@@ -24,7 +24,11 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Files `nccl-run init` reads, by their path from the package root (src/templates/init.ts TEMPLATES). */
+/**
+ * Files `nccl-run init` reads, by their path from the package root
+ * (src/templates/init.ts TEMPLATES), and the program of --verify collective
+ * (src/collective/program.ts), read the same way.
+ */
 export const TEMPLATE_FILES = [
   'templates/slurm.sbatch',
   'templates/trainjob.yaml',
@@ -33,6 +37,7 @@ export const TEMPLATE_FILES = [
   'templates/compose.yaml',
   'templates/nccl-run.env',
   'Dockerfile.example',
+  'templates/collective.py',
 ];
 
 export const BUNDLE_PATH = join(root, 'dist', 'nccl-run.mjs');

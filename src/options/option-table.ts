@@ -325,6 +325,17 @@ export const OPTIONS = {
     ),
     commands: ['run', 'check'],
   }),
+  /** Megabits per second, as --min-bandwidth. */
+  'min-bus-bandwidth': optional({
+    type: 'string',
+    group: 'Verification',
+    describe:
+      "With --verify collective: fail below this bus bandwidth of the collective's all-reduce (nccl-tests' busbw: 500mbit, 10gbit, 2GB/s)",
+    schema: readWith(
+      orExpected(parseRate, 'expected a rate with its unit, such as 500mbit, 10gbit, 2GB/s'),
+    ),
+    commands: ['run', 'check'],
+  }),
   'skip-check': option({
     type: 'string',
     group: 'Verification',

@@ -111,6 +111,12 @@ function checkCombination({ options, sources }: Settled): void {
       `${from('min-bandwidth')}: --min-bandwidth needs --verify peers (the level is ${options.verify}, from ${from('verify')})`,
     );
   }
+  if (options.minBusBandwidth !== null && !reaches(options.verify, 'collective')) {
+    // SPEC --min-bus-bandwidth: only the collective level moves data through NCCL or Gloo.
+    throw new ConfigError(
+      `${from('min-bus-bandwidth')}: --min-bus-bandwidth needs --verify collective (the level is ${options.verify}, from ${from('verify')})`,
+    );
+  }
 }
 
 interface EnvFile {

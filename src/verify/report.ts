@@ -3,6 +3,7 @@
  * check and peer, and the report around them; verify.ts fills it in,
  * failure.ts turns a failed one into the error.
  */
+import type { CollectiveReport } from '../collective/report.js';
 import type { VerifyLevel } from '../options/verify-level.js';
 import type { RendezvousOutcome } from '../peers/peers.js';
 import type { ReachError } from '../reach/reach-error.js';
@@ -49,4 +50,6 @@ export interface VerifyReport {
   interface: string;
   localAddress: string;
   elapsedMs: number;
+  /** --verify collective: the miniature's figures and verdict (collective/report.ts); absent below it. */
+  collective?: CollectiveReport;
 }

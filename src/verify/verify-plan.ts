@@ -5,6 +5,7 @@
  * logged. Loads the probe only when a level above none asks for it.
  */
 
+import { findLauncher } from '../launch/find-launcher.js';
 import type { Logger } from '../log.js';
 import type { Options } from '../options/option-table.js';
 import { reaches } from '../options/verify-level.js';
@@ -49,11 +50,53 @@ export async function verifyPlan(
     throw error;
   });
   for (const warning of unsaid(report.warnings)) logger.warn(warning);
+  if (reaches(plan.verify.level, 'collective')) await collective(plan, options, logger, report);
   const reached = report.results.filter((result) => result.ok).length;
   logger.info(
     `verify ${report.level}: passed over ${report.interface} (${report.localAddress}), ${reached} check(s) in ${report.elapsedMs} ms`,
   );
   return report;
+}
+
+/**
+ * SPEC "Verification", level collective: once peers has passed, the job's
+ * own stack runs one collective (src/collective); its report joins the
+ * peers report, and a failed verdict is the same 75 as a failed probe.
+ */
+async function collective(
+  plan: Plan,
+  options: Options,
+  logger: Logger,
+  report: VerifyReport,
+): Promise<void> {
+  // An etcd rendezvous keeps its state under the job's id after the miniature
+  // has gone (torch's etcd_rendezvous.py), where the real job would meet it;
+  // the static and c10d stores live in torchrun's agent and go with it.
+  if (!['static', 'c10d'].includes(plan.job.rdzvBackend)) {
+    logger.warn(
+      `verify collective: skipped, the ${plan.job.rdzvBackend} rendezvous would keep the miniature's state under the job's id, where the real job meets it; checked as far as peers`,
+    );
+    return;
+  }
+  const { verifyCollective } = await import('../collective/collective.js');
+  const { collectiveFailure, collectiveSummary } = await import('../collective/render.js');
+  const env = plan.childEnv;
+  const collective = await verifyCollective({
+    plan,
+    options,
+    launcherFile: findLauncher(options.torchrun[0], env.PATH),
+    peers: options.peers !== null ? plan.peers : [],
+    logger,
+  });
+  report.collective = collective;
+  for (const finding of collective.verdict.findings) {
+    if (finding.level === 'warning') logger.warn(finding.message);
+  }
+  if (!collective.verdict.ok) {
+    report.ok = false;
+    throw collectiveFailure(report, collective);
+  }
+  logger.info(collectiveSummary(collective));
 }
 
 /**

@@ -13,6 +13,9 @@
 #       does two nodes; an all_reduce of GPU_CHECK_MB MiB with NCCL_DEBUG=INFO,
 #       whose log must put `NET/Socket : Using` and every channel's `via
 #       NET/Socket` on that interface; and the bus bandwidth (nccl-tests');
+#       then (issue 44) `nccl-run check --verify collective` for the same
+#       two nodes, whose --json (runs/collective/, in work.tar.gz) holds
+#       NCCL's lines as audit read them beside the verdict;
 #   (c) where the machine lets a script make network namespaces and veth
 #       links (trap-lab.sh), the trap: two namespaced nodes whose first
 #       interface does not reach the other, on which torchrun alone fails and
@@ -289,6 +292,39 @@ master=$(node -e 'for (const list of Object.values(require("os").networkInterfac
 only_lo=()
 [ -n "$master" ] || { master=127.0.0.1 && only_lo=(--iface lo); }
 run_pair datapath nccl-run "" "$master" "$(free_port)" 150 "${only_lo[@]}" 2>>"$work/notices.txt"
+
+# run_collective SECONDS [NCCL-RUN OPTIONS...]: issue 44's `check --verify
+# collective` on the same two nodes (node ranks 0 and 1 on this machine, the
+# one GPU, distinct NCCL_HOSTID): nccl-run's miniature of the job with the
+# job's torchrun and NCCL, its verdict and what NCCL's lines said, in
+# runs/collective/checkN.json (check --json) and checkN.log, exitN.
+run_collective() {
+  local want=$1
+  shift
+  local dir=$work/runs/collective rank limit port pids=()
+  mkdir -p "$dir"
+  limit=$(within "$want")
+  if [ "$limit" -eq 0 ]; then
+    echo "out of time: under 5 s left before the ${deadline} s deadline" >"$dir/skipped"
+    return
+  fi
+  port=$(free_port)
+  local job=("${torchrun_args[@]}" --nnodes=2 --nproc_per_node=1 "--master_addr=$master" "--master_port=$port")
+  for rank in 0 1; do
+    (exec env "NCCL_HOSTID=gpu-check-node$rank" OMP_NUM_THREADS=1 timeout -k 5 "$limit" \
+      "$ncclrun" check --json --verify collective --verify-timeout 60s --torchrun "$torchrun" "$@" -- \
+      "${job[@]}" "--node_rank=$rank" train.py) >"$dir/check$rank.json" 2>"$dir/check$rank.log" &
+    pids+=($!)
+  done
+  for rank in 0 1; do
+    wait "${pids[$rank]}"
+    echo "$?" >"$dir/exit$rank"
+  done
+  echo "collective: checks exited $(cat "$dir/exit0") and $(cat "$dir/exit1")"
+}
+echo
+echo "(d) --verify collective: nccl-run's miniature of the same job, its verdict"
+run_collective 90 "${only_lo[@]}" 2>>"$work/notices.txt"
 
 echo
 echo "(c) the trap, where this machine lets a script make namespaces and veth links"

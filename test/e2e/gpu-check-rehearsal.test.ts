@@ -63,6 +63,8 @@ tier(
       expect(run.stdout).toMatch(/^GPU +rehearsal +none needed/m);
       expect(run.stdout).toMatch(/^torch +ok +1\.13\./m);
       expect(run.stdout).toMatch(/^datapath: agents exited 0 and 0 in \d+ s$/m);
+      // Issue 44's check --verify collective on the same two nodes (Gloo here).
+      expect(run.stdout).toMatch(/^collective: checks exited 0 and 0$/m);
       expect(run.stdout).toMatch(/^trap-nccl-run: agents exited 0 and 0 in \d+ s$/m);
       expect(run.exitCode, String(run.stderr)).toBe(1);
       expect(run.stderr).toBe('');

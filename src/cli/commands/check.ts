@@ -5,6 +5,7 @@
 import { NcclRunError } from '../../errors.js';
 import { learnedBeforeFailure, type Plan } from '../../plan/plan.js';
 import { VerificationFailedError } from '../../verify/failure.js';
+import type { VerifyReport } from '../../verify/report.js';
 import { verifyPlan } from '../../verify/verify-plan.js';
 import { type JobContext, planJob } from '../job-context.js';
 import { checkFailureJson, checkJson, launchSummary, portRangeText } from '../render.js';
@@ -35,11 +36,19 @@ export async function checkCommand(job: JobContext): Promise<number> {
   try {
     const report = await verifyPlan(plan, job.options, job.logger);
     if (json) process.stdout.write(`${JSON.stringify(checkJson(plan, report), null, 2)}\n`);
+    else await printCollective(report);
     return 0;
   } catch (error) {
     if (json && error instanceof VerificationFailedError) {
       process.stdout.write(`${JSON.stringify(checkJson(plan, error.report), null, 2)}\n`);
-    }
+    } else if (error instanceof VerificationFailedError) await printCollective(error.report);
     throw error;
   }
+}
+
+/** SPEC level collective: check's text has a Collective section, the links as bars. */
+async function printCollective(report: VerifyReport | null): Promise<void> {
+  if (report?.collective === undefined) return;
+  const { collectiveText } = await import('../../collective/render.js');
+  process.stdout.write(collectiveText(report.collective));
 }

@@ -100,7 +100,10 @@ const badFlags: [string[], RegExp][] = [
     /^--strategy: bad value 'explicit,fastest': unknown strategy 'fastest'; valid: explicit, local, multus, subnet, route, speed, agree$/,
   ],
   [['--strategy', 'route,route'], /strategy 'route' is listed twice/],
-  [['--verify', 'all'], /^--verify: bad value 'all': expected one of none, local, master, peers$/],
+  [
+    ['--verify', 'all'],
+    /^--verify: bad value 'all': expected one of none, local, master, peers, collective$/,
+  ],
   [
     ['--verify-timeout', '5x'],
     /^--verify-timeout: bad value '5x': expected a duration such as 500ms, 30s, 2m$/,
@@ -172,6 +175,17 @@ describe('settleOptions: bad variables and env files are configuration errors (7
     );
   });
 
+  it('reads --min-bus-bandwidth into Mbit/s, and refuses it below --verify collective, where no collective runs', () => {
+    expect(
+      settle(['--verify', 'collective', '--min-bus-bandwidth', '1GB/s']).options.minBusBandwidth,
+    ).toBe(8_000);
+    const attempt = () => settle(['--verify', 'peers', '--min-bus-bandwidth', '1gbit']);
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(
+      '--min-bus-bandwidth: --min-bus-bandwidth needs --verify collective (the level is peers, from --verify)',
+    );
+  });
+
   it('reads --skip-check from the flag, NCCL_RUN_SKIP_CHECK and the env file, and refuses an unknown check in one line', () => {
     expect(settle(['--skip-check', 'shm, rp-filter']).options.skipCheck).toEqual([
       'shm',
@@ -220,8 +234,9 @@ describe('the option table', () => {
   it('has a variable for every option, which settles as the flag does', () => {
     for (const [name, spec] of Object.entries(OPTIONS)) {
       const raw = spec.type === 'boolean' ? 'yes' : sample[name as keyof typeof OPTIONS];
-      const fromFlag = settle([`--${name}=${raw}`, '--verify=peers']).options;
-      const fromEnv = settle(['--verify=peers'], {
+      // collective: the level every option is valid at (--min-bus-bandwidth needs it).
+      const fromFlag = settle([`--${name}=${raw}`, '--verify=collective']).options;
+      const fromEnv = settle(['--verify=collective'], {
         [`NCCL_RUN_${name.toUpperCase().replaceAll('-', '_')}`]: String(raw),
       }).options;
       expect(fromEnv, name).toEqual(fromFlag);
@@ -245,6 +260,7 @@ const sample: Record<keyof typeof OPTIONS, string> = {
   'probe-port': '29501',
   'probe-secret-file': '/run/secrets/probe',
   'min-bandwidth': '1gbit',
+  'min-bus-bandwidth': '2GB/s',
   'skip-check': 'shm,rp-filter',
   cluster: 'none',
   'nccl-debug': 'info',

@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { splitArgv } from '../../../src/cli/split-argv.js';
+import { PROGRAM_FILE } from '../../../src/collective/program.js';
 import { UsageError } from '../../../src/errors.js';
 import { envNameOf, OPTIONS } from '../../../src/options/option-table.js';
 import { settleOptions } from '../../../src/options/settle-options.js';
@@ -21,9 +22,9 @@ const tempDir = () => mkdtempSync(join(tmpdir(), 'nccl-run-templates-'));
 type Doc = any;
 
 describe('every template', () => {
-  it('is embedded in the one-file bundle', async () => {
+  it('is embedded in the one-file bundle, beside the program of --verify collective', async () => {
     const { TEMPLATE_FILES } = await import('../../../scripts/bundle.js');
-    expect([...TEMPLATE_FILES].sort()).toEqual(Object.values(TEMPLATES).sort());
+    expect([...TEMPLATE_FILES].sort()).toEqual([...Object.values(TEMPLATES), PROGRAM_FILE].sort());
   });
 });
 
@@ -388,10 +389,11 @@ describe('env', () => {
 
   it('with every commented example switched on, is still a valid env file', () => {
     const dir = tempDir();
-    // --min-bandwidth's example needs the peers level, which the file's default is not.
+    // --min-bandwidth's and --min-bus-bandwidth's examples need the peers and
+    // collective levels, which the file's default is not.
     const uncommented = text
       .replace(/^# ((NCCL_RUN_[A-Z_]+|NCCL_[A-Z_]+|TORCH_[A-Z_]+)=)/gm, '$1')
-      .replace(/^NCCL_RUN_VERIFY=master$/m, 'NCCL_RUN_VERIFY=peers');
+      .replace(/^NCCL_RUN_VERIFY=master$/m, 'NCCL_RUN_VERIFY=collective');
     writeFileSync(join(dir, 'nccl-run.env'), uncommented);
     const settled = settleOptions({}, {}, dir);
     expect(settled.options).toMatchObject({
