@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * nccl-run's benchmark (not a test), measured on this machine in one run.
- *   node scripts/bench.js [--runs N]      (npm run bench builds the release first)
+ *   node scripts/bench.js [--runs N] [--only REGEX]   (npm run bench builds the release first;
+ *   --only runs the sections whose name matches)
  * Prints a table and writes bench-results/bench.json.
  *
  * Sections: `measurements` below is the list. Add an async function
@@ -159,10 +160,10 @@ export const measurements = [
 ];
 
 /** Runs every measurement in order; one that throws becomes a row with its error, never a number. */
-export async function runBench({ runs }) {
+export async function runBench({ runs, only = null }) {
   const ctx = { runs, root, shared: memo() };
   const rows = [];
-  for (const measure of measurements) {
+  for (const measure of measurements.filter((m) => only === null || only.test(m.name))) {
     try {
       rows.push(...[await measure(ctx)].flat());
     } catch (error) {
@@ -173,12 +174,16 @@ export async function runBench({ runs }) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '30' } } });
+  const { values } = parseArgs({
+    options: { runs: { type: 'string', default: '30' }, only: { type: 'string' } },
+  });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) {
     throw new Error(`--runs: expected a whole number of runs >= 1, got "${values.runs}"`);
   }
-  const rows = await runBench({ runs });
+  // --only REGEX: the sections whose name matches, to re-measure one change's cost.
+  const only = values.only === undefined ? null : new RegExp(values.only, 'i');
+  const rows = await runBench({ runs, only });
   console.log(formatTable(rows));
   const out = join(root, 'bench-results/bench.json');
   mkdirSync(dirname(out), { recursive: true });
