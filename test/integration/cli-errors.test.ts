@@ -274,7 +274,7 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
     expect(result.launched).toBe(false);
   });
 
-  it('init takes only --out, --force and --help: anything else is refused, and nothing is written', async () => {
+  it('init takes only --out, --force, --port-range and --help: anything else is refused, and nothing is written', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'nccl-run-init-'));
     const out = join(cwd, 'job.sbatch');
     const result = await execa(bin, ['init', 'slurm', '--out', out, '--iface', 'eth0'], {
@@ -283,7 +283,7 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
     });
     expect(result.exitCode).toBe(64);
     expect(result.stderr).toBe(
-      "nccl-run: init: unexpected '--iface'; init takes TEMPLATE [--out PATH] [--force]",
+      "nccl-run: init: unexpected '--iface'; init takes TEMPLATE [--out PATH] [--force] [--port-range LOW-HIGH]",
     );
     expect(existsSync(out)).toBe(false);
   });
