@@ -31,6 +31,8 @@ export function explainJson(plan: Plan) {
     resolved: plan.facts.resolved,
     container: plan.facts.container,
     ...(plan.facts.unread === undefined ? {} : { unread: plan.facts.unread }),
+    ncclConf: plan.facts.ncclConf,
+    netPlugin: plan.facts.netPlugin,
     master: masterJson(plan.master),
     job: jobJson(plan.job),
     decision: decisionJson(decision),

@@ -18,6 +18,8 @@ import { ConfigError } from '../errors.js';
 import {
   containerSchema,
   interfaceFactsSchema,
+  ncclConfSchema,
+  netPluginSchema,
   rdmaFactsSchema,
   routeEntrySchema,
 } from './facts-schema.js';
@@ -34,6 +36,8 @@ const factsFileSchema = z.object({
   container: z.optional(z.nullable(containerSchema)),
   unread: z.optional(z.array(z.string())),
   resolved: z.optional(z.record(z.string(), z.array(z.string()))),
+  ncclConf: z.optional(ncclConfSchema),
+  netPlugin: z.optional(netPluginSchema),
 });
 
 /** Reads a facts snapshot (the `facts` of explain --json, or a bare HostFacts). */
@@ -55,6 +59,7 @@ export function readFactsFile(path: string): HostFacts {
     throw new ConfigError(`facts file ${path}: ${describeIssue(parsed.error.issues[0], json)}`);
   }
   const { hostname, host, interfaces, routes, rdma, container, unread, resolved } = parsed.data;
+  const { ncclConf, netPlugin } = parsed.data;
   return {
     hostname: hostname ?? (typeof host === 'string' ? host : ''),
     interfaces,
@@ -63,6 +68,8 @@ export function readFactsFile(path: string): HostFacts {
     ...(container === undefined ? {} : { container }),
     ...(unread === undefined ? {} : { unread }),
     ...(resolved === undefined ? {} : { resolved }),
+    ...(ncclConf === undefined ? {} : { ncclConf }),
+    ...(netPlugin === undefined ? {} : { netPlugin }),
   };
 }
 

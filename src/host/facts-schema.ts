@@ -138,6 +138,19 @@ export const rdmaFactsSchema = z.object({
   deviceFiles: z.array(z.string()),
 });
 
+export const ncclConfSchema = z.array(z.object({ file: z.string(), text: z.string() }));
+
+export const netPluginSchema = z.nullable(
+  z.object({
+    name: z.string(),
+    path: z.string(),
+    via: z.enum(['path', 'LD_LIBRARY_PATH', 'RUNPATH', 'ld.so.cache', 'system folder']),
+    realPath: z.string(),
+    kind: z.enum(['aws-ofi-nccl', 'gpudirect-tcpx', 'tcpxo', 'other']),
+    version: z.nullable(z.string()),
+  }),
+);
+
 export const hostFactsSchema = z.object({
   hostname: z.string(),
   interfaces: z.array(interfaceFactsSchema),
@@ -152,4 +165,6 @@ export const hostFactsSchema = z.object({
   container: z.optional(z.nullable(containerSchema)),
   unread: z.optional(z.array(z.string())),
   resolved: z.optional(z.record(z.string(), z.array(z.string()))),
+  ncclConf: z.optional(ncclConfSchema),
+  netPlugin: z.optional(netPluginSchema),
 }) satisfies z.ZodMiniType<HostFacts>;

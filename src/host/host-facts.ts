@@ -3,6 +3,9 @@
  * or replayed from a snapshot (`--facts`, facts-file.ts). Strategies only ever
  * see this value, never the OS.
  */
+import type { NetPluginKindId } from '../transport/net-plugin-kinds.js';
+import type { LibraryVia } from './find-library.js';
+
 export type Family = 'ipv4' | 'ipv6';
 
 export type InterfaceKind =
@@ -148,6 +151,34 @@ export interface HostFacts {
   resolved?: Record<string, string[]>;
   /** What could not be read on this host (`/sys/class/net` in a bare chroot); absent when all was. */
   unread?: string[];
+  /**
+   * NCCL's configuration files as read on this host, in NCCL's order
+   * (nccl/nccl-conf.ts; only those that exist): a `--facts` replay parses
+   * these, never the replaying machine's files. Absent from older snapshots.
+   */
+  ncclConf?: NcclConfFile[];
+  /**
+   * The net plugin NCCL would load, as found on this host
+   * (transport/find-net-plugin.ts); null where none was. A `--facts`
+   * replay takes it from here. Absent from older snapshots.
+   */
+  netPlugin?: NetPluginRecord | null;
+}
+
+/** One of NCCL's configuration files and its text, as read. */
+export interface NcclConfFile {
+  file: string;
+  text: string;
+}
+
+/** A found net plugin, its kind by id (transport/net-plugin-kinds.ts). */
+export interface NetPluginRecord {
+  name: string;
+  path: string;
+  via: LibraryVia;
+  realPath: string;
+  kind: NetPluginKindId;
+  version: string | null;
 }
 
 export type ContainerEngine = 'docker' | 'podman';

@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { attempt } from '../host/attempt.js';
+import type { NcclConfFile } from '../host/host-facts.js';
 import { ncclBehaviour } from './behaviour.js';
 
 export interface NcclConf {
@@ -24,18 +25,32 @@ export interface NcclConf {
   values: Record<string, string>;
   /** The file each value came from. */
   origins: Record<string, string>;
+  /** The files read, in NCCL's order, with their text: what a snapshot records (HostFacts.ncclConf). */
+  files: NcclConfFile[];
 }
 
 /**
  * What NCCL `version` (null: the newest) will read from its files, given the
  * job's environment. root: where the file system is mounted ('' for this host).
+ * recorded: the files as a snapshot's host read them (a `--facts` replay,
+ * SPEC "Causes users meet"): parsed instead of any file here.
  */
 export function readNcclConf(
   env: Readonly<Record<string, string | undefined>>,
   version: string | null,
   root = '',
+  recorded: readonly NcclConfFile[] | null = null,
 ): NcclConf {
-  const conf: NcclConf = { values: {}, origins: {} };
+  if (recorded !== null) return confOf(env, recorded);
+  return confOf(env, filesRead(env, version, root));
+}
+
+/** The files NCCL `version` reads, in its order, that exist and can be read. */
+function filesRead(
+  env: Readonly<Record<string, string | undefined>>,
+  version: string | null,
+  root: string,
+): NcclConfFile[] {
   const nccl = ncclBehaviour(version);
   const named = env.NCCL_CONF_FILE ?? '';
   const home = nccl.confHome === 'passwd' ? passwdHome() : env.HOME;
@@ -45,10 +60,22 @@ export function readNcclConf(
       : home === undefined
         ? null
         : `${home}/.nccl.conf`;
+  const files: NcclConfFile[] = [];
   for (const file of [first, '/etc/nccl.conf']) {
     if (file === null) continue;
     const text = attempt(() => readFileSync(join(root, file), 'utf8'));
-    if (text === undefined) continue;
+    if (text !== undefined) files.push({ file, text });
+  }
+  return files;
+}
+
+/** The values the files set where the environment does not; the first file wins. */
+function confOf(
+  env: Readonly<Record<string, string | undefined>>,
+  files: readonly NcclConfFile[],
+): NcclConf {
+  const conf: NcclConf = { values: {}, origins: {}, files: [...files] };
+  for (const { file, text } of files) {
     for (const [key, value] of parseNcclConf(text)) {
       if (!key.startsWith('NCCL_') || key in conf.values || env[key] !== undefined) continue;
       conf.values[key] = value;

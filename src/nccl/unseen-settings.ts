@@ -7,7 +7,9 @@
  *   included, from wherever it likes;
  * - NCCL_OOB_NET_ENABLE=1: the bootstrap's out-of-band traffic goes over
  *   the network plugin (InfiniBand, on NCCL_OOB_NET_IFNAME's devices), not
- *   over the socket interface NCCL_SOCKET_IFNAME picks;
+ *   over the socket interface NCCL_SOCKET_IFNAME picks; read from v2.23.4-1
+ *   (src/bootstrap.cc; the settings lint's record, params/nccl-params.ts),
+ *   so an older release ignores it (an unknown version may read it);
  * - a release older than the oldest nccl-run models (releases.ts
  *   NCCL_OLDEST_MODELLED): its rules were not read, so its picture is uncertain.
  * Only files and variables are looked at.
@@ -18,6 +20,7 @@ import { attempt } from '../host/attempt.js';
 import { libraryDirs } from '../host/library-dirs.js';
 import { ncclBehaviour, olderThanModelled } from './behaviour.js';
 import type { NcclLibrary } from './find-nccl.js';
+import { parametersOf } from './params/release-parameters.js';
 import { NCCL_OLDEST_MODELLED } from './releases.js';
 
 const ENV_PLUGIN = 'libnccl-env.so';
@@ -71,7 +74,14 @@ export function unseenNcclSettings(
     );
   }
   const oob = ncclView.NCCL_OOB_NET_ENABLE ?? '';
-  if (oob !== '' && Number.parseInt(oob, 10) !== 0 && !Number.isNaN(Number.parseInt(oob, 10))) {
+  // null: the version is unknown or older than the records; it may read it.
+  const readsOob = parametersOf(nccl.version)?.has('NCCL_OOB_NET_ENABLE') ?? true;
+  if (
+    readsOob &&
+    oob !== '' &&
+    Number.parseInt(oob, 10) !== 0 &&
+    !Number.isNaN(Number.parseInt(oob, 10))
+  ) {
     const devices = env.NCCL_OOB_NET_IFNAME
       ? ` on NCCL_OOB_NET_IFNAME=${env.NCCL_OOB_NET_IFNAME}`
       : '';

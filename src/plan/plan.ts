@@ -11,6 +11,7 @@ import { readNetworkStatus } from '../cluster/multus-network-status.js';
 import type { ClusterInfo } from '../cluster/scheduler.js';
 import { detectCluster } from '../cluster/schedulers.js';
 import { settingError } from '../errors.js';
+import { attempt } from '../host/attempt.js';
 import type { HostFacts } from '../host/host-facts.js';
 import type { NameWait } from '../host/resolve-name.js';
 import type { JobShape } from '../job/job-shape.js';
@@ -29,7 +30,7 @@ import { ChainFailedError, decidedBefore, runChain } from '../resolve/run-chain.
 import { matchesMachineHostname } from '../torch/store-host-rule.js';
 import { certainRefusal, parseTorchrunArgs } from '../torch/torchrun-args.js';
 import { torchrunTable } from '../torch/torchrun-table.js';
-import { findNetPlugin } from '../transport/find-net-plugin.js';
+import { findNetPlugin, pluginRecord } from '../transport/find-net-plugin.js';
 import { pluginNics } from '../transport/plugin-nics.js';
 import { derive, deriveSections, type Plan, type PlanInputs, type Sections } from './derive.js';
 import { type MasterInfo, type Progress, readHostAndNames } from './host-and-names.js';
@@ -144,7 +145,20 @@ async function readInputs(
       `${stack.clearedBy} starts torchrun with a clean environment, so none of the variables nccl-run exports (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME, ...) would reach it: drop that option, or put nccl-run inside the wrapper (${stack.clearedBy} ... nccl-run ...)`,
     );
   }
-  const settings = userSettings(user, stack.nccl.version, options.force);
+  // A --facts snapshot's record of NCCL's files and net plugin, read in their place (SPEC: a
+  // replay never reads them on this machine); a file that cannot be read fails below, as before.
+  const snapshot =
+    options.facts === null
+      ? null
+      : await import('../host/facts-file.js').then(({ readFactsFile }) =>
+          attempt(() => readFactsFile(options.facts as string)),
+        );
+  const settings = userSettings(
+    user,
+    stack.nccl.version,
+    options.force,
+    snapshot?.ncclConf ?? null,
+  );
   const torchrun = torchrunTable(stack.torch.version, stack.torch.entry);
 
   // 2. The job's shape, as that torchrun will see it; what it would certainly refuse, refused first.
@@ -156,7 +170,7 @@ async function readInputs(
   progress.job = job;
 
   // 3. This host and the names the job resolves.
-  const host = await readHostAndNames(
+  const hostRead = await readHostAndNames(
     job,
     settled,
     settings.commIdHost,
@@ -169,7 +183,17 @@ async function readInputs(
     ncclVersion: stack.nccl.version,
     env: settings.env,
     ncclEnv: settings.ncclEnv,
+    ...(snapshot?.netPlugin === undefined ? {} : { recorded: snapshot.netPlugin }),
   });
+  // What explain --json's snapshot carries of them, for the next replay.
+  const host = {
+    ...hostRead,
+    facts: {
+      ...hostRead.facts,
+      ncclConf: settings.conf.files,
+      netPlugin: pluginRecord(netPlugin.plugin),
+    },
+  };
   const { facts, master, family } = host;
   const gpuNics = pluginNics(netPlugin, facts.interfaces, settings.env);
   const context: ResolveContext = {

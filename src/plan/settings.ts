@@ -7,6 +7,7 @@
  * and so is where each came from.
  */
 import { keptValue } from '../env/exported-variables.js';
+import type { NcclConfFile } from '../host/host-facts.js';
 import { type NcclConf, readNcclConf } from '../nccl/nccl-conf.js';
 import { commIdHost } from '../nccl/nccl-pick.js';
 import type { Settled } from '../options/settle-options.js';
@@ -40,14 +41,19 @@ export function userEnvironment(
   return { processEnv, env: { ...settled.envFileExtras, ...processEnv } };
 }
 
-/** The rest of what the user set, once the NCCL that will load (its version) is known. */
+/**
+ * The rest of what the user set, once the NCCL that will load (its version)
+ * is known. recordedConf: NCCL's files as a `--facts` snapshot's host read
+ * them, read instead of this machine's; null where there is no such record.
+ */
 export function userSettings(
   { processEnv, env }: Pick<UserSettings, 'processEnv' | 'env'>,
   ncclVersion: string | null,
   force: boolean,
+  recordedConf: readonly NcclConfFile[] | null = null,
 ): UserSettings {
   // NCCL's files never go into the child's environment: NCCL reads them itself.
-  const conf = readNcclConf(env, ncclVersion);
+  const conf = readNcclConf(env, ncclVersion, '', recordedConf);
   const ncclEnv = { ...conf.values, ...env };
   return {
     processEnv,

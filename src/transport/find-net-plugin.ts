@@ -7,9 +7,15 @@
  * initialises it, and that the plugin finds its devices, only a run tells.
  */
 import { findLibrary, type LibraryVia } from '../host/find-library.js';
+import type { NetPluginRecord } from '../host/host-facts.js';
 import { readLdSoCache } from '../host/ld-so-cache.js';
 import { ncclBehaviour } from '../nccl/behaviour.js';
-import { type NetPluginKind, recognisePlugin } from './net-plugin-kinds.js';
+import {
+  NET_PLUGIN_KINDS,
+  type NetPluginKind,
+  OTHER_PLUGIN,
+  recognisePlugin,
+} from './net-plugin-kinds.js';
 import { type NetPluginEntry, netPluginEntries } from './net-plugin-names.js';
 
 export interface NetPlugin {
@@ -42,6 +48,11 @@ export interface PluginSearchInput {
   ncclEnv: Readonly<Record<string, string | undefined>>;
   root?: string;
   cwd?: string;
+  /**
+   * The plugin a `--facts` snapshot's host found (HostFacts.netPlugin): taken
+   * as found, never looked for on this machine; undefined where there is no record.
+   */
+  recorded?: NetPluginRecord | null;
 }
 
 export function findNetPlugin(input: PluginSearchInput): NetPluginSearch {
@@ -50,6 +61,15 @@ export function findNetPlugin(input: PluginSearchInput): NetPluginSearch {
   const setting = input.ncclEnv.NCCL_NET_PLUGIN ?? null;
   const entries = netPluginEntries(setting ?? undefined, rules);
   const root = input.root ?? '';
+  if (input.recorded !== undefined) {
+    const plugin = input.recorded === null ? null : fromRecord(input.recorded);
+    return {
+      setting,
+      entries,
+      plugin,
+      notFound: plugin === null ? notFound(entries, setting) : null,
+    };
+  }
   const view = { env: input.env, root, cwd: input.cwd, cache: readLdSoCache(root) };
   for (const entry of entries) {
     for (const name of entry.names) {
@@ -59,14 +79,22 @@ export function findNetPlugin(input: PluginSearchInput): NetPluginSearch {
       return { setting, entries, plugin: { name, ...found, ...recognised }, notFound: null };
     }
   }
+  return { setting, entries, plugin: null, notFound: notFound(entries, setting) };
+}
+
+function notFound(entries: readonly NetPluginEntry[], setting: string | null): string {
   const looked = entries.flatMap((entry) => entry.names);
-  return {
-    setting,
-    entries,
-    plugin: null,
-    notFound:
-      looked.length === 0
-        ? `NCCL_NET_PLUGIN=${setting} loads no net plugin`
-        : `no ${looked.join(', ')} where the loader looks${setting === null ? '' : ` (NCCL_NET_PLUGIN=${setting})`}`,
-  };
+  return looked.length === 0
+    ? `NCCL_NET_PLUGIN=${setting} loads no net plugin`
+    : `no ${looked.join(', ')} where the loader looks${setting === null ? '' : ` (NCCL_NET_PLUGIN=${setting})`}`;
+}
+
+/** What a snapshot records of a found plugin (HostFacts.netPlugin). */
+export function pluginRecord(plugin: NetPlugin | null): NetPluginRecord | null {
+  return plugin === null ? null : { ...plugin, kind: plugin.kind.id };
+}
+
+function fromRecord(record: NetPluginRecord): NetPlugin {
+  const kind = NET_PLUGIN_KINDS.find((entry) => entry.id === record.kind) ?? OTHER_PLUGIN;
+  return { ...record, kind };
 }

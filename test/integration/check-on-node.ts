@@ -34,6 +34,8 @@ export interface CheckOptions {
   env?: Record<string, string>;
   /** Files to bind over /sys/class/net/IF/speed, by interface. */
   speeds?: Record<string, string>;
+  /** Shell commands run first in the node's own mount namespace (a container's marker file, say). */
+  prelude?: string;
   timeoutMs?: number;
   /** Aborting it stops the check (SIGTERM), as a requeue or a pod restart does. */
   cancelSignal?: AbortSignal;
@@ -43,7 +45,8 @@ export function startCheck(lab: Lab, host: string, options: CheckOptions): Promi
   const mounts = Object.entries(options.speeds ?? {}).map(
     ([iface, file]) => `mount --bind ${file} /sys/class/net/${iface}/speed && `,
   );
-  const script = `hostname "$1" && shift && ${mounts.join('')}exec node "$@"`;
+  const prelude = options.prelude === undefined ? '' : `${options.prelude} && `;
+  const script = `hostname "$1" && shift && ${prelude}${mounts.join('')}exec node "$@"`;
   const child = lab.exec(
     host,
     'unshare',

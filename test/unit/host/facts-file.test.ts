@@ -113,6 +113,30 @@ describe('readFactsFile', () => {
     expect(readFactsFile(write(explained))).toEqual(facts);
   });
 
+  it("reads NCCL's files and the net plugin as the snapshot's host found them; absent stays absent", () => {
+    const recorded: HostFacts = {
+      ...facts,
+      ncclConf: [{ file: '/etc/nccl.conf', text: 'NCCL_SOCKET_IFNAME=ens3f0\n' }],
+      netPlugin: {
+        name: 'libnccl-net.so',
+        path: '/opt/amazon/ofi-nccl/lib/libnccl-net.so',
+        via: 'LD_LIBRARY_PATH',
+        realPath: '/opt/amazon/ofi-nccl/lib/libnccl-net.so',
+        kind: 'aws-ofi-nccl',
+        version: '1.13.2',
+      },
+    };
+    expect(readFactsFile(write(recorded))).toEqual(recorded);
+    expect(readFactsFile(write({ ...facts, netPlugin: null }))).toEqual({
+      ...facts,
+      netPlugin: null,
+    });
+    expect(readFactsFile(write(facts))).not.toHaveProperty('ncclConf');
+    expect(() => readFactsFile(write({ ...recorded, netPlugin: { name: 'x' } }))).toThrow(
+      /netPlugin\.path is missing/,
+    );
+  });
+
   it('takes the hostname from a top-level host, and defaults a missing hostname and routes', () => {
     expect(readFactsFile(write({ host: 'node07', interfaces: facts.interfaces }))).toEqual({
       hostname: 'node07',

@@ -32,7 +32,25 @@ describe('readNcclConf', () => {
     expect(conf).toEqual({
       values: { NCCL_SOCKET_IFNAME: '^docker,lo', NCCL_SOCKET_FAMILY: 'AF_INET' },
       origins: { NCCL_SOCKET_IFNAME: '/home/u/.nccl.conf', NCCL_SOCKET_FAMILY: '/etc/nccl.conf' },
+      // What a snapshot records (HostFacts.ncclConf): the files read, in NCCL's order.
+      files: [
+        { file: '/home/u/.nccl.conf', text: 'NCCL_SOCKET_IFNAME=^docker,lo\n' },
+        {
+          file: '/etc/nccl.conf',
+          text: 'NCCL_SOCKET_IFNAME=eth0\nNCCL_SOCKET_FAMILY=AF_INET\nNCCL_DEBUG=WARN\n',
+        },
+      ],
     });
+  });
+
+  it("a snapshot's recorded files are parsed instead of this machine's (a --facts replay)", () => {
+    tree({ '/etc/nccl.conf': 'NCCL_SOCKET_IFNAME=here\n' });
+    const recorded = [{ file: '/home/alice/.nccl.conf', text: 'NCCL_SOCKET_IFNAME=there\n' }];
+    const conf = readNcclConf({ HOME: '/home/u' }, null, root, recorded);
+    expect(conf.values).toEqual({ NCCL_SOCKET_IFNAME: 'there' });
+    expect(conf.origins).toEqual({ NCCL_SOCKET_IFNAME: '/home/alice/.nccl.conf' });
+    // A record of no files is one too: nothing from this machine.
+    expect(readNcclConf({ HOME: '/home/u' }, null, root, []).values).toEqual({});
   });
 
   it('$NCCL_CONF_FILE replaces ~/.nccl.conf from 2.23, and is unknown to 2.22', () => {

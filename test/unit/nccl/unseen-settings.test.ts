@@ -66,6 +66,15 @@ describe('unseenNcclSettings', () => {
     ]);
     expect(unseenNcclSettings(nccl('2.29.7'), null, { NCCL_OOB_NET_ENABLE: '0' })).toEqual([]);
   });
+
+  it('only where the release reads NCCL_OOB_NET_ENABLE (v2.23.4-1 on; unknown: may)', () => {
+    const env = { NCCL_OOB_NET_ENABLE: '1' };
+    const line =
+      "NCCL_OOB_NET_ENABLE=1: NCCL's bootstrap goes over its network plugin, not the socket interface nccl-run models";
+    expect(unseenNcclSettings(nccl('2.22.3'), null, env)).toEqual([]);
+    expect(unseenNcclSettings(nccl('2.23.4'), null, env)).toEqual([line]);
+    expect(unseenNcclSettings(nccl(null), null, env)).toEqual([line]);
+  });
 });
 
 describe('a release older than the oldest modelled', () => {
