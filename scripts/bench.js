@@ -101,8 +101,8 @@ export const measurements = [
       '--facts',
       join(root, 'test/fixtures/facts', facts),
       '--nnodes=2',
-      '--node-rank=1',
-      '--master-addr=198.18.20.5',
+      '--node_rank=1',
+      '--master_addr=198.18.20.5',
       'train.py',
     ];
     const [small, large] = interleavedWallTimes(
