@@ -21,6 +21,8 @@ interface Explained {
   warnings: string[];
   trace: { strategy: string; outcome: string; reason: string }[];
   nccl: { devices: { interface: string; address: string }[] };
+  /** The variables nccl-run sets, as the job's NCCL would get them. */
+  env: Record<string, string>;
 }
 
 const trixie = process.getuid?.() === 0 ? labRoot('trixie') : { error: 'needs root' };
@@ -81,12 +83,10 @@ tier('the causes users meet, on a real kernel', netnsUnavailable, () => {
     oracleUnavailable,
     async () => {
       const root = (trixie as { path: string }).path;
-      const { json } = await explain('bond', '198.18.1.1', { NCCL_SOCKET_IFNAME: 'bond0' });
-      // What the job's NCCL sees: the kept list and the family nccl-run exports.
-      const nccl = await ncclBootstrap(lab, 'bond', root, '2.22.3', {
-        NCCL_SOCKET_IFNAME: 'bond0',
-        NCCL_SOCKET_FAMILY: 'AF_INET',
-      });
+      const kept = { NCCL_SOCKET_IFNAME: 'bond0' };
+      const { json } = await explain('bond', '198.18.1.1', kept);
+      // What the job's NCCL sees: the kept list and what nccl-run exports beside it.
+      const nccl = await ncclBootstrap(lab, 'bond', root, '2.22.3', { ...kept, ...json.env });
       expect(nccl.bind, nccl.log).toEqual(json.nccl.devices[0]);
     },
   );
@@ -122,10 +122,8 @@ tier('the causes users meet, on a real kernel', netnsUnavailable, () => {
     async () => {
       const root = (trixie as { path: string }).path;
       const { json } = await explain('vpn', '198.19.7.1');
-      const nccl = await ncclBootstrap(lab, 'vpn', root, '2.22.3', {
-        NCCL_SOCKET_IFNAME: '=tailscale0',
-        NCCL_SOCKET_FAMILY: 'AF_INET',
-      });
+      // Exactly the variables nccl-run exports for the job.
+      const nccl = await ncclBootstrap(lab, 'vpn', root, '2.22.3', json.env);
       expect(nccl.bind, nccl.log).toEqual(json.nccl.devices[0]);
     },
   );
