@@ -26,7 +26,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * Files `nccl-run init` reads, by their path from the package root
- * (src/templates/init.ts TEMPLATES), and the program of --verify collective
+ * (src/templates/shipped-files.ts TEMPLATES), and the program of --verify collective
  * (src/collective/program.ts), read the same way.
  */
 export const TEMPLATE_FILES = [

@@ -8,51 +8,17 @@
  * (exit 64), not a configuration error: what fixes it is on the command line
  * (--force, another --out), and nothing in the environment or an env file is wrong.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { parsePortRange, withPortRange } from './port-range.js';
+import { shippedFileText, TEMPLATES, type TemplateName } from './shipped-files.js';
 
-/** Each template's file, by its path from the package root. */
-export const TEMPLATES = {
-  slurm: 'templates/slurm.sbatch',
-  k8s: 'templates/trainjob.yaml',
-  pytorchjob: 'templates/pytorchjob.yaml',
-  lws: 'templates/lws.yaml',
-  docker: 'Dockerfile.example',
-  compose: 'templates/compose.yaml',
-  env: 'templates/nccl-run.env',
-} as const;
-export type TemplateName = keyof typeof TEMPLATES;
 const TEMPLATE_NAMES = Object.keys(TEMPLATES) as TemplateName[];
 
-/**
- * The one-file bundle carries the template files in this constant (an esbuild
- * define in scripts/bundle.js), since it runs with no package folder around it.
- */
-declare const NCCL_RUN_TEMPLATES: Record<string, string> | undefined;
-
-/**
- * A template's text. This module sits two levels below the package root both
- * as src/templates/init.ts and dist/templates/init.js.
- */
+/** A template's text. */
 export function templateText(name: TemplateName): string {
-  const file = TEMPLATES[name];
-  const embedded = typeof NCCL_RUN_TEMPLATES === 'object' ? NCCL_RUN_TEMPLATES : null;
-  if (embedded !== null) {
-    const text = embedded[file];
-    if (text === undefined) throw new Error(`template file ${file} is missing from the bundle`);
-    return text;
-  }
-  const url = new URL(`../../${file}`, import.meta.url);
-  try {
-    return readFileSync(url, 'utf8');
-  } catch (error) {
-    // Only a broken install gets here: the package's "files" must ship every template.
-    throw new Error(`template file ${file} is missing from this installation (${url.pathname})`, {
-      cause: error,
-    });
-  }
+  return shippedFileText(TEMPLATES[name]);
 }
 
 export async function runInit(

@@ -11,7 +11,7 @@
  * range; this switches it on with the range asked for.
  */
 import { UsageError } from '../errors.js';
-import type { TemplateName } from './init.js';
+import type { TemplateName } from './shipped-files.js';
 
 export interface PortRange {
   low: number;

@@ -8,8 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { type TemplateName, templateText } from '../../../src/templates/init.js';
+import { templateText } from '../../../src/templates/init.js';
 import { withPortRange } from '../../../src/templates/port-range.js';
+import type { TemplateName } from '../../../src/templates/shipped-files.js';
 import { type CrdCheck, crdCheck, describeErrors } from '../../lab/crd-schema.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML, changed field by field in the controls

@@ -13,7 +13,8 @@ import { UsageError } from '../../../src/errors.js';
 import { envNameOf, OPTIONS } from '../../../src/options/option-table.js';
 import { settleOptions } from '../../../src/options/settle-options.js';
 import { packageVersion } from '../../../src/package-version.js';
-import { runInit, TEMPLATES, templateText } from '../../../src/templates/init.js';
+import { runInit, templateText } from '../../../src/templates/init.js';
+import { TEMPLATES } from '../../../src/templates/shipped-files.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const tempDir = () => mkdtempSync(join(tmpdir(), 'nccl-run-templates-'));
