@@ -46,6 +46,8 @@ export async function lastBarrier(
       job: plan.job,
       facts: plan.facts,
       decision: plan.decision,
+      // A barrier: the peers level before it dialled the data-plane devices.
+      devices: [],
       meeting,
       nodeName: plan.job.nodeName ?? plan.facts.hostname,
       restrict: peers,

@@ -24,6 +24,8 @@ export class InboundLog {
   readonly ephemeral = new Map<string, Arrival>();
   readonly probePort = new Map<string, Arrival>();
   readonly streams = new Map<string, StreamArrival>();
+  /** By this node's further data-plane device (its interface), then by peer (peers/data-devices.ts). */
+  readonly devices = new Map<string, Map<string, Arrival>>();
   private listeners = new Set<() => void>();
 
   hello(via: 'ephemeral' | 'probe port', peer: string, arrival: Omit<Arrival, 'at'>): void {
@@ -32,6 +34,18 @@ export class InboundLog {
       at: performance.now(),
     });
     this.changed();
+  }
+
+  deviceHello(device: string, peer: string, arrival: Omit<Arrival, 'at'>): void {
+    const byPeer = this.devices.get(device) ?? new Map<string, Arrival>();
+    byPeer.set(peer, { ...arrival, at: performance.now() });
+    this.devices.set(device, byPeer);
+    this.changed();
+  }
+
+  /** Whether `peer` reached every one of these devices of this node. */
+  reachedDevices(peer: string, devices: readonly { interface: string }[]): boolean {
+    return devices.every((device) => this.devices.get(device.interface)?.has(peer) === true);
   }
 
   stream(peer: string, arrival: StreamArrival): void {

@@ -23,7 +23,7 @@
 import { sameAddress } from '../host/ip-address.js';
 import type { Logger } from '../log.js';
 import { type DialOutcome, dialOnce } from '../probe/dial.js';
-import type { Member } from '../probe/protocol.js';
+import type { DataDevice, Member } from '../probe/protocol.js';
 import { FIRST_SEGMENT_MS } from '../probe/service.js';
 import { attemptBudgetMs, backoffDelayMs, PROGRESS_EVERY_MS } from '../reach/backoff.js';
 import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
@@ -32,6 +32,7 @@ import type { ReachError } from '../reach/reach-error.js';
 import { findingText } from '../readiness/finding.js';
 import { compareMtus } from '../readiness/mtu.js';
 import { formatRate, streamTo } from './bandwidth.js';
+import { type DeviceLeg, deviceText, reachDevice } from './data-devices.js';
 import type { InboundLog } from './inbound-log.js';
 
 export const DIAL_CONCURRENCY = 64;
@@ -57,6 +58,8 @@ export interface PartnerProbe {
   outbound: Leg & { seen: string | null; elapsedMs: number };
   /** The partner → this node; `source` is the source address we saw. */
   inbound: Leg & { source: string | null };
+  /** This node → each of the partner's further data-plane devices (peers/data-devices.ts). */
+  devices: DeviceLeg[];
   /** Measured by this node to the partner (it is next in ring order), Mbit/s. */
   bandwidthMbps: number | null;
   /** Measured by the partner to this node (we are its next), Mbit/s. */
@@ -65,6 +68,8 @@ export interface PartnerProbe {
 
 export interface MeshOptions {
   self: Member;
+  /** This node's further data-plane devices, each listening at its own port. */
+  devices: readonly DataDevice[];
   /** The roster, in ring order, this node's own entry among them. */
   members: readonly Member[];
   localAddress: string;
@@ -110,6 +115,24 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
     await eachBounded(partners, DIAL_CONCURRENCY, async (member) => {
       const probe = results.get(member.name) as PartnerProbe;
       probe.outbound = await reach(member, options);
+      // A partner this node cannot reach at all fails already; its devices add nothing.
+      if (probe.outbound.ok) {
+        for (const device of member.devices) {
+          const leg = await reachDevice(member, device, {
+            token: options.token,
+            selfName: self.name,
+            claimed: options.localAddress,
+            deadline,
+            attemptMs: options.attemptMs,
+          });
+          probe.devices.push(leg);
+          if (leg.ok) {
+            options.logger.info(
+              `reached ${member.name}'s data-plane device ${deviceText(device)} besides its ${member.interface}`,
+            );
+          }
+        }
+      }
       pending.delete(member.name);
     });
     // After our own dials, so the figure is not shared with them; past the
@@ -127,7 +150,9 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
       streamed,
       inbound.until(
         () =>
-          partners.every((member) => inboundSettled(member, inbound) || gone.has(member.name)) &&
+          partners.every(
+            (member) => inboundSettled(member, inbound, options.devices) || gone.has(member.name),
+          ) &&
           (previous === undefined ||
             !inbound.ephemeral.has(previous.name) ||
             inbound.streams.has(previous.name)),
@@ -142,7 +167,9 @@ export async function probeMesh(options: MeshOptions): Promise<MeshOutcome> {
   }
   const outbound = new Map([...results].map(([name, probe]) => [name, probe.outbound]));
   for (const probe of results.values()) {
-    probe.inbound = inboundLeg(probe.member, { ...options, outbound, ended: ended ?? new Set() });
+    const context = { ...options, outbound, ended: ended ?? new Set<string>() };
+    probe.inbound = deviceInbound(probe.member, inboundLeg(probe.member, context), context);
+    probe.outbound = deviceOutbound(probe);
   }
   const warnings: string[] = mtuMismatch(options);
   if (previous !== undefined) {
@@ -272,7 +299,7 @@ function watchEnded(
     const waiting = partners.filter(
       (member) =>
         !ended.has(member.name) &&
-        !options.inbound.ephemeral.has(member.name) &&
+        !reachedAll(member, options.inbound, options.devices) &&
         results.get(member.name)?.outbound.ok === true,
     );
     await eachBounded(waiting, DIAL_CONCURRENCY, async (member) => {
@@ -298,10 +325,61 @@ function watchEnded(
  * decides after EPHEMERAL_GRACE_MS at most. So a node behind that firewall
  * fails in seconds too, not at the timeout.
  */
-function inboundSettled(member: Member, inbound: InboundLog): boolean {
-  if (inbound.ephemeral.has(member.name)) return true;
+function inboundSettled(
+  member: Member,
+  inbound: InboundLog,
+  devices: readonly DataDevice[],
+): boolean {
+  // Past our ephemeral port it dials our devices, one by one, before it is done.
+  if (inbound.ephemeral.has(member.name)) return inbound.reachedDevices(member.name, devices);
   const looked = inbound.probePort.get(member.name);
   return looked !== undefined && performance.now() - looked.at > EPHEMERAL_GRACE_MS;
+}
+
+/** The partner reached this node's ephemeral port and every further device. */
+function reachedAll(member: Member, inbound: InboundLog, devices: readonly DataDevice[]): boolean {
+  return inbound.ephemeral.has(member.name) && inbound.reachedDevices(member.name, devices);
+}
+
+/** The first of the partner's devices this node could not reach fails the outbound leg. */
+function deviceOutbound(probe: PartnerProbe): PartnerProbe['outbound'] {
+  const failed = probe.devices.filter((leg) => !leg.ok);
+  const [first] = failed;
+  if (!probe.outbound.ok || first === undefined) return probe.outbound;
+  const more = failed.length > 1 ? ` (and ${failed.length - 1} more of its devices)` : '';
+  return {
+    ...probe.outbound,
+    ok: false,
+    error: first.error,
+    detail: `${first.detail}${more}`,
+  };
+}
+
+/**
+ * A partner that reached this node's ephemeral port but not each of its
+ * further devices: NCCL's channels to those devices would hang.
+ */
+function deviceInbound(
+  member: Member,
+  leg: PartnerProbe['inbound'],
+  options: MeshOptions & { ended: ReadonlySet<string> },
+): PartnerProbe['inbound'] {
+  if (!leg.ok) return leg;
+  const missed = options.devices.filter(
+    (device) => options.inbound.devices.get(device.interface)?.has(member.name) !== true,
+  );
+  const [first] = missed;
+  if (first === undefined) return leg;
+  const when = options.ended.has(member.name)
+    ? 'before its own check ended (its log says why)'
+    : `in ${formatSeconds(options.deadline.totalMs)}`;
+  const names = missed.map((device) => device.interface).join(', ');
+  return {
+    ...leg,
+    ok: false,
+    error: 'unreachable',
+    detail: `did not reach this node's data-plane device ${deviceText(first)} ${when}: NCCL_SOCKET_IFNAME matches ${names} here too, and NCCL's socket transport runs channels over each; set NCCL_SOCKET_IFNAME==${options.interfaceName}, the one interface that carries the job`,
+  };
 }
 
 /**
@@ -501,6 +579,7 @@ function blank(member: Member): PartnerProbe {
   return {
     member,
     outbound: { ok: false, error: null, detail: null, seen: null, elapsedMs: 0 },
+    devices: [],
     inbound: { ok: false, error: null, detail: null, source: null },
     bandwidthMbps: null,
     inboundBandwidthMbps: null,

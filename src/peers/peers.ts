@@ -15,7 +15,14 @@ import type { Logger } from '../log.js';
 import { Admission } from '../membership/admission.js';
 import { newProofKey } from '../membership/claim-proof.js';
 import { slurmCredential } from '../membership/munge.js';
-import type { Member, Register } from '../probe/protocol.js';
+import type { NcclBind } from '../nccl/nccl-pick.js';
+import {
+  encodeMessage,
+  MAX_DATA_DEVICES,
+  MAX_MESSAGE_BYTES,
+  type Member,
+  type Register,
+} from '../probe/protocol.js';
 import { type ProbeService, startProbeService } from '../probe/service.js';
 import { type Deadline, untilDeadline } from '../reach/clock.js';
 import { endpointText } from '../reach/endpoint.js';
@@ -24,6 +31,7 @@ import type { Completion } from '../registry/final-answers.js';
 import { FULL_MESH_MAX_NODES } from '../registry/partners.js';
 import type { Decision } from '../resolve/decision.js';
 import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './bandwidth.js';
+import { listenOnDevices } from './data-devices.js';
 import { InboundLog } from './inbound-log.js';
 import { type MeetingPoint, membershipLine } from './meeting-point.js';
 import { probeMesh } from './mesh.js';
@@ -37,6 +45,12 @@ export interface ProbePeersInput {
   job: JobShape;
   facts: HostFacts;
   decision: Decision;
+  /**
+   * NCCL's data-plane socket devices besides the decision's own, in its
+   * index order (plan nccl.devices): several where a kept
+   * NCCL_SOCKET_IFNAME matches several interfaces; none otherwise.
+   */
+  devices: readonly NcclBind[];
   meeting: MeetingPoint;
   nodeName: string;
   /** --peers; empty: every node that registers. */
@@ -113,6 +127,20 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       };
     }
     opened.push(ephemeral);
+    const devices = await listenOnDevices(input.devices, meeting.token, inbound);
+    opened.push(devices);
+    if (devices.failed !== null) {
+      const { device, failure } = devices.failed;
+      return {
+        kind: 'listen',
+        address: device.address,
+        port: 0,
+        failure: {
+          ...failure,
+          detail: `${failure.detail}: NCCL's data-plane device ${device.interface} (NCCL_SOCKET_IFNAME matches it too) cannot listen on ${device.address}`,
+        },
+      };
+    }
 
     const iface = input.facts.interfaces.find((candidate) => candidate.name === decision.interface);
     const claim: Omit<Register, 'v' | 'munge'> = {
@@ -125,8 +153,17 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       speedMbps: iface?.speedMbps ?? null,
       portRange,
       mtu: iface?.mtu ?? null,
+      devices: devices.listening
+        .slice(0, MAX_DATA_DEVICES)
+        .map((d): [string, string, number] => [d.interface, d.address, d.port]),
       proofKey,
     };
+    const unchecked = fitDevices(claim);
+    if (unchecked.length > 0) {
+      input.logger.warn(
+        `NCCL's data-plane devices ${unchecked.join(', ')} are left out of the mesh: with them this node's registration would exceed the probe's ${MAX_MESSAGE_BYTES} bytes`,
+      );
+    }
     const munge = await slurmCredential(meeting.munge, claim, deadline.remainingMs() / 1_000);
     const membership = membershipLine(meeting, munge);
     input.logger[membership.level](membership.line);
@@ -214,6 +251,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
     logShape(input, roster.nodes, roster.sampled, joined.members.length - 1);
     const meshed = await probeMesh({
       self,
+      devices: devices.listening.slice(0, claim.devices.length),
       members: joined.members as Member[],
       localAddress: decision.address,
       interfaceName: decision.interface,
@@ -236,6 +274,27 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
     };
   } finally {
     await Promise.all(opened.map((service) => service.close()));
+  }
+}
+
+/** The longest credential munge(1) may add to a registration (protocol.ts mungeCredential). */
+const LONGEST_MUNGE = `MUNGE:${'A'.repeat(2_041)}:`;
+
+/**
+ * Drops the last devices until the registration, with the longest MUNGE
+ * credential it may carry, fits one probe message; returns those dropped.
+ */
+function fitDevices(claim: Omit<Register, 'v' | 'munge'>): string[] {
+  const dropped: string[] = [];
+  for (;;) {
+    try {
+      encodeMessage({ ...claim, munge: LONGEST_MUNGE });
+      return dropped.reverse();
+    } catch (error) {
+      const last = claim.devices.pop();
+      if (!(error instanceof RangeError) || last === undefined) throw error;
+      dropped.push(last[0]);
+    }
   }
 }
 

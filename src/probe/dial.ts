@@ -13,7 +13,10 @@ import { encodeMessage, MessageReader, type ProbeMessage } from './protocol.js';
 
 export interface DialOptions {
   target: Endpoint;
+  /** The chosen address: bound as the source, and named in the hello. */
   localAddress: string;
+  /** Left unbound: the kernel picks the source, as NCCL's ncclSocketConnect leaves it (peers/data-devices.ts). */
+  unbound?: boolean;
   token: string;
   /** Our own name in the roster, so the listener knows who reached it. */
   selfName: string;
@@ -27,7 +30,7 @@ export type DialOutcome = { ok: true; seen: string } | ({ ok: false } & ReachFai
 export function dialOnce(options: DialOptions): Promise<DialOutcome> {
   return probeRequest<Extract<DialOutcome, { ok: true }>>({
     target: options.target,
-    localAddress: options.localAddress,
+    localAddress: options.unbound ? null : options.localAddress,
     limitMs: options.attemptMs,
     timedOut: (connected) => ({
       error: connected ? 'no handshake' : 'timed out',
@@ -60,8 +63,8 @@ export function dialOnce(options: DialOptions): Promise<DialOutcome> {
 /** One probe request on its own connection, as dialOnce and streamTo (peers/bandwidth.ts) make it. */
 export interface ProbeRequest<T> {
   target: Endpoint;
-  /** The chosen address, bound as the source. */
-  localAddress: string;
+  /** The chosen address, bound as the source; null: the kernel's choice. */
+  localAddress: string | null;
   /** The bound on the whole exchange, connect included. */
   limitMs: number;
   /** Why it failed when limitMs passed; `connected`: whether TCP had come up. */
@@ -86,7 +89,7 @@ export function probeRequest<T extends { ok: true }>(
     const socket = connect({
       host: request.target.address,
       port: request.target.port,
-      localAddress: request.localAddress,
+      ...(request.localAddress !== null && { localAddress: request.localAddress }),
     });
     let connected = false;
     let settled = false;

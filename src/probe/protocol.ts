@@ -27,7 +27,7 @@ import { isIP } from 'node:net';
 import * as z from 'zod/mini';
 import '../zod-english.js';
 
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 /** A publish of MAX_NETWORKS networks with plain names fits in well under this; every other message is far smaller. */
 export const MAX_MESSAGE_BYTES = 4_096;
 /** NCCL's own bound on the interfaces it considers (MAX_IFS in src/include/socket.h, 16). */
@@ -46,12 +46,24 @@ export const MAX_NODES = 65_536;
  */
 export const MAX_ROSTER_MEMBERS = 256;
 /**
+ * NCCL's socket transport has at most MAX_IFS (16) devices; the first is the
+ * registered interface itself, so a node names at most 15 more.
+ */
+export const MAX_DATA_DEVICES = 15;
+/**
+ * One further device as JSON, at worst: its interface name written as \u
+ * escapes (92), an address (63), a port (5), brackets and commas (4); the
+ * list's own brackets and commas, and the comma before it, on top.
+ */
+const MAX_DEVICES_BYTES = MAX_DATA_DEVICES * (92 + 63 + 5 + 4) + MAX_DATA_DEVICES + 2;
+/**
  * One member tuple as JSON, at worst: a name of 253 characters that JSON
  * writes as \u001f (6 bytes each, 1,520 with its quotes), an interface name
  * the same way (92), an address of at most MAX_ADDRESS_LENGTH ASCII
- * characters (63), six numbers (at most 34 digits), brackets and commas (12).
+ * characters (63), six numbers (at most 34 digits), brackets and commas (12);
+ * then its further data-plane devices (MAX_DEVICES_BYTES).
  */
-export const MAX_MEMBER_BYTES = 1_721;
+export const MAX_MEMBER_BYTES = 1_721 + MAX_DEVICES_BYTES;
 /** The header's fields fit in a plain message; its members add at most this each. */
 export const MAX_ROSTER_BYTES = MAX_MESSAGE_BYTES + MAX_ROSTER_MEMBERS * (MAX_MEMBER_BYTES + 1);
 /** An IPv6 address's longest text (45, the IPv4-mapped form) and a zone of an interface name ("%" and 15). */
@@ -132,6 +144,14 @@ const mungeCredential = z
   .string()
   .check(z.maxLength(2_048), z.regex(/^MUNGE:[A-Za-z0-9+/=]+:$/, 'expected a MUNGE credential'));
 
+/**
+ * A further socket device of NCCL's data plane on the registering node
+ * (SPEC "NCCL's own pick": a kept NCCL_SOCKET_IFNAME that matches several
+ * interfaces): its interface, the address NCCL listens on there, and the
+ * ephemeral port this node's check listens on in its place.
+ */
+const dataDevice = z.tuple([interfaceName, address, port]);
+
 const registerSchema = z.strictObject({
   v: version,
   kind: z.literal('register'),
@@ -144,6 +164,8 @@ const registerSchema = z.strictObject({
   portRange,
   /** The chosen interface's MTU (/sys/class/net/IF/mtu): nodes that differ mark a path that may drop large frames. */
   mtu,
+  /** NCCL's further data-plane devices on this node, in its index order; none where it has one. */
+  devices: z.array(dataDevice).check(z.maxLength(MAX_DATA_DEVICES)),
   /** The key this node's service answers `prove` with: it proves the address and port are its own. */
   proofKey: nonce,
   /** Under Slurm, a MUNGE credential whose payload binds it to this registration (membership/munge.ts); null without. */
@@ -198,7 +220,8 @@ const tableSchema = z.strictObject({
  * One node of a roster, as a tuple (a roster of 64 members is one line of
  * some 3 KB, parsed at once, not 64 objects' keys): its name (labelled when
  * two members share one), rank, interface, address, ephemeral port, link
- * speed, net.ipv4.ip_local_port_range and the interface's MTU.
+ * speed, net.ipv4.ip_local_port_range, the interface's MTU and NCCL's
+ * further data-plane devices there.
  */
 const memberTuple = z.tuple([
   name,
@@ -209,6 +232,7 @@ const memberTuple = z.tuple([
   speedMbps,
   portRange,
   mtu,
+  z.array(dataDevice).check(z.maxLength(MAX_DATA_DEVICES)),
 ]);
 
 const rosterSchema = z.strictObject({
@@ -320,6 +344,14 @@ export interface Member {
   speedMbps: number | null;
   portRange: [number, number];
   mtu: number | null;
+  /** NCCL's further data-plane devices on that node, each listened on at its own ephemeral port. */
+  devices: DataDevice[];
+}
+/** One further socket device of NCCL's data plane, as a node registered it. */
+export interface DataDevice {
+  interface: string;
+  address: string;
+  port: number;
 }
 export type Hello = z.infer<typeof helloSchema>;
 export type Welcome = z.infer<typeof welcomeSchema>;
@@ -364,6 +396,7 @@ export function encodeMember(member: Member): EncodedMember {
     member.speedMbps,
     member.portRange,
     member.mtu,
+    member.devices.map((device) => [device.interface, device.address, device.port]),
   ]);
   return { bytes: Buffer.from(JSON.stringify(tuple)) };
 }
@@ -411,16 +444,23 @@ export function rosterEncoder(header: RosterHeader): (members: readonly EncodedM
 
 /** A roster's tuples as the mesh reads them. */
 export function rosterMembers(roster: Roster): Member[] {
-  return roster.members.map(([name, rank, iface, address, port, speedMbps, portRange, mtu]) => ({
-    name,
-    rank,
-    interface: iface,
-    address,
-    port,
-    speedMbps,
-    portRange,
-    mtu,
-  }));
+  return roster.members.map(
+    ([name, rank, iface, address, port, speedMbps, portRange, mtu, devices]) => ({
+      name,
+      rank,
+      interface: iface,
+      address,
+      port,
+      speedMbps,
+      portRange,
+      mtu,
+      devices: devices.map(([deviceInterface, deviceAddress, devicePort]) => ({
+        interface: deviceInterface,
+        address: deviceAddress,
+        port: devicePort,
+      })),
+    }),
+  );
 }
 
 /** A roster's bound is its own; every other message's is MAX_MESSAGE_BYTES. */

@@ -145,6 +145,11 @@ function rosterAnswers(
       speedMbps: member.request.speedMbps,
       portRange: member.request.portRange,
       mtu: member.request.mtu,
+      devices: member.request.devices.map(([iface, address, port]) => ({
+        interface: iface,
+        address,
+        port,
+      })),
     }),
   );
   const indexOf = new Map(members.map((member, index) => [member.key, index]));

@@ -5,8 +5,10 @@
  * logged. Loads the probe only when a level above none asks for it.
  */
 
+import { sameAddress } from '../host/ip-address.js';
 import { findLauncher } from '../launch/find-launcher.js';
 import type { Logger } from '../log.js';
+import type { NcclBind } from '../nccl/nccl-pick.js';
 import type { Options } from '../options/option-table.js';
 import { reaches } from '../options/verify-level.js';
 import type { Plan } from '../plan/plan.js';
@@ -27,6 +29,7 @@ export async function verifyPlan(
   const report = await verify({
     level: plan.verify.level,
     decision: plan.decision,
+    devices: furtherDevices(plan),
     job: plan.job,
     facts: plan.facts,
     routesToMaster: plan.routesToMaster,
@@ -97,6 +100,20 @@ async function collective(
     throw collectiveFailure(report, collective);
   }
   logger.info(collectiveSummary(collective));
+}
+
+/**
+ * NCCL's socket transport's devices other than the decision's own (SPEC
+ * "NCCL's own pick": a kept NCCL_SOCKET_IFNAME may match several); none
+ * where its data plane is not the socket transport.
+ */
+function furtherDevices(plan: Plan): NcclBind[] {
+  if (plan.transport.verdict.kind !== 'socket') return [];
+  const { decision } = plan;
+  return plan.nccl.devices.filter(
+    (device) =>
+      device.interface !== decision.interface || !sameAddress(device.address, decision.address),
+  );
 }
 
 /**

@@ -11,6 +11,7 @@ import { prefixContains, sameAddress } from '../host/ip-address.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
 import type { Logger } from '../log.js';
+import type { NcclBind } from '../nccl/nccl-pick.js';
 import type { VerifyLevel } from '../options/verify-level.js';
 import { reaches } from '../options/verify-level.js';
 import type { MeetingPoint } from '../peers/meeting-point.js';
@@ -30,6 +31,8 @@ export { VerificationFailedError } from './failure.js';
 export interface VerifyInput {
   level: VerifyLevel;
   decision: Decision;
+  /** NCCL's further data-plane socket devices, dialled by --verify peers (peers/data-devices.ts). */
+  devices?: readonly NcclBind[];
   job: JobShape;
   facts: HostFacts;
   timeoutMs: number;
@@ -192,6 +195,7 @@ async function probeAll(
     job,
     facts: input.facts,
     decision,
+    devices: input.devices ?? [],
     meeting,
     nodeName: input.nodeName ?? input.facts.hostname,
     restrict: input.peers,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   encodeMember,
   encodeMessage,
+  MAX_DATA_DEVICES,
   MAX_MEMBER_BYTES,
   MAX_MESSAGE_BYTES,
   MAX_ROSTER_BYTES,
@@ -33,6 +34,7 @@ const member: fc.Arbitrary<Member> = fc.record({
   speedMbps,
   portRange: fc.tuple(port, port),
   mtu: fc.option(fc.integer({ min: 68, max: 65_536 }), { nil: null }),
+  devices: fc.array(fc.record({ interface: interfaceName, address, port }), { maxLength: 3 }),
 });
 const rosterHeader = fc.record({
   token,
@@ -42,7 +44,17 @@ const rosterHeader = fc.record({
   sampled: fc.boolean(),
 });
 const tupleOf = (m: Member) =>
-  [m.name, m.rank, m.interface, m.address, m.port, m.speedMbps, m.portRange, m.mtu] as const;
+  [
+    m.name,
+    m.rank,
+    m.interface,
+    m.address,
+    m.port,
+    m.speedMbps,
+    m.portRange,
+    m.mtu,
+    m.devices.map((d): [string, string, number] => [d.interface, d.address, d.port]),
+  ] as const;
 
 const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
   fc.record({
@@ -74,6 +86,7 @@ const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
     speedMbps,
     portRange: fc.tuple(port, port),
     mtu: fc.option(fc.integer({ min: 68, max: 65_536 }), { nil: null }),
+    devices: fc.array(fc.tuple(interfaceName, address, port), { maxLength: 15 }),
     proofKey: token,
     munge: fc.option(fc.stringMatching(/^MUNGE:[A-Za-z0-9+/]{1,400}=?:$/), { nil: null }),
   }),
@@ -301,10 +314,18 @@ describe('probe message decoder', () => {
       speedMbps: 100_000_000,
       portRange: [65_535, 65_535],
       mtu: 65_536,
+      devices: Array.from({ length: MAX_DATA_DEVICES }, () => ({
+        interface: '\u0001'.repeat(15),
+        address: `ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255%${'a'.repeat(15)}`,
+        port: 65_535,
+      })),
     };
     const encoded = encodeMember(worst);
     expect(encoded.bytes.length).toBe(MAX_MEMBER_BYTES);
     expect(() => encodeMember({ ...worst, address: `${worst.address}a` })).toThrow();
+    expect(() =>
+      encodeMember({ ...worst, devices: [...worst.devices, ...worst.devices.slice(0, 1)] }),
+    ).toThrow();
     const header = {
       token: 'a'.repeat(32),
       nodes: 65_536,
@@ -334,6 +355,7 @@ describe('probe message decoder', () => {
         speedMbps: 400_000,
         portRange: [32_768, 60_999],
         mtu: 9_000,
+        devices: [],
       }),
     );
     const roster = rosterEncoder(header)(members);

@@ -25,8 +25,14 @@ describe('Registry: who registered, who is missing', () => {
     expect(decode(r.answer(register(2), '203.0.113.13'))).toEqual([
       expect.objectContaining({ registered: 1 }),
     ]);
-    decode(r.answer(register(0), '203.0.113.11'));
-    // One line, each member a tuple: name, rank, interface, address, port, speed, port range, MTU.
+    // node0's kept NCCL_SOCKET_IFNAME matches a second interface: NCCL's device [1] there.
+    const withDevice = () => ({
+      ...register(0),
+      devices: [['ens3f1', '198.18.1.1', 40_100] as [string, string, number]],
+    });
+    decode(r.answer(withDevice(), '203.0.113.11'));
+    // One line, each member a tuple: name, rank, interface, address, port, speed, port range,
+    // MTU, NCCL's further data-plane devices.
     expect(decode(r.answer(register(1), '203.0.113.12'))).toEqual([
       {
         v: PROTOCOL_VERSION,
@@ -37,13 +43,16 @@ describe('Registry: who registered, who is missing', () => {
         late: false,
         sampled: false,
         members: [
-          ['node0', 0, 'ens3f0', '198.18.0.1', 40_000, 100_000, [32_768, 60_999], 1_500],
-          ['node1', 1, 'ens3f0', '198.18.0.2', 40_001, 100_000, [32_768, 60_999], 1_500],
-          ['node2', 2, 'ens3f0', '198.18.0.3', 40_002, 100_000, [32_768, 60_999], 1_500],
+          [
+            ...['node0', 0, 'ens3f0', '198.18.0.1', 40_000, 100_000, [32_768, 60_999], 1_500],
+            [['ens3f1', '198.18.1.1', 40_100]],
+          ],
+          ['node1', 1, 'ens3f0', '198.18.0.2', 40_001, 100_000, [32_768, 60_999], 1_500, []],
+          ['node2', 2, 'ens3f0', '198.18.0.3', 40_002, 100_000, [32_768, 60_999], 1_500, []],
         ],
       },
     ]);
-    expect(r.answer(register(0), '203.0.113.11')).toEqual(r.answer(register(2), '203.0.113.13'));
+    expect(r.answer(withDevice(), '203.0.113.11')).toEqual(r.answer(register(2), '203.0.113.13'));
     await r.allDelivered;
   });
 
