@@ -16,6 +16,21 @@
  *    (veth's peer, macvlan's lower device).
  * So the ip kind wins when iproute2 answered; sysfs alone cannot tell a veth
  * from a macvlan whose lower device lives in another namespace, and calls both veth.
+ *
+ * Nor can it tell a veth whose peer, in another namespace, has the very same
+ * ifindex (iflink is the peer's index in the peer's own namespace,
+ * drivers/net/veth.c veth_get_iflink): that one reads other-virtual. The
+ * veth driver names itself only over sockets (rtnl_link_ops.kind for
+ * IFLA_INFO_KIND, ethtool's get_drvinfo "veth"), sets no DEVTYPE and adds no
+ * attribute: on kernel 6.18 a veth's sysfs directory lists what a macvlan's
+ * does, speed 10000 included. Engines do not meet the case: Docker makes both
+ * ends in the host's namespace and moves one, which keeps its index unless
+ * taken (net/core/dev.c __dev_change_net_namespace), so eth0's iflink is the
+ * next index (4 and 5 in the Docker tier); netavark makes eth0 in the
+ * container's fresh namespace (2, 3) and its peer in the host's, whose
+ * counter has passed lo, the bridge and every earlier peer (iflink 3 to 13
+ * under podman 4.3). Only indexes asked for (`ip link add ... index N`) made
+ * the two equal here.
  */
 import type { InterfaceKind } from './host-facts.js';
 

@@ -18,14 +18,17 @@
  * 4. `nccl-run env --format dotenv` read back by `docker run --env-file`
  *    and by compose's env_file;
  * 5. a `--network host` container beside a docker0 that every node has with
- *    the same address never picks it.
+ *    the same address never picks it;
+ * 6. a container on the bridge in a 2-node job whose master is beyond it:
+ *    check and explain warn, naming the bridge network and `--network host`,
+ *    and the mesh ends 75; with `--network host`, no warning, and it passes.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FIXTURES,
   type FixtureReport,
@@ -102,7 +105,8 @@ tier(
       rmSync(work, { recursive: true, force: true });
     }, 120_000);
 
-    const docker = (args: readonly string[]) => (engine as DockerEngine).docker(args);
+    const docker = (args: readonly string[], options: Parameters<DockerEngine['docker']>[1] = {}) =>
+      (engine as DockerEngine).docker(args, options);
 
     it('Dockerfile.example builds with no network at all, and `docker run IMAGE` prints explain', async () => {
       const e = engine as DockerEngine;
@@ -513,6 +517,159 @@ tier(
         await e.inNamespace('ip', ['link', 'del', 'ens3'], { reject: false });
         await execa('ip', ['netns', 'del', peer], { reject: false });
       }
+    });
+
+    /**
+     * Issue 42, SPEC "Causes users meet": a container on a bridge network in a
+     * 2-node job whose master is not on it. The master is a namespace on the
+     * tier host's own side (ens4, 198.18.42.0/24, the engine's namespace being
+     * the host), with no route to docker0's 198.19.250.0/24: as on a real
+     * cluster, only dockerd's MASQUERADE brings a bridged container's traffic
+     * back, so the master cannot dial the container. `docker run --network
+     * host` puts nccl-run on ens4 itself.
+     */
+    describe('a container on the bridge, its master beyond it', () => {
+      const masterNs = `h42d-master-${process.pid}`;
+      const MASTER = '198.18.42.2';
+      const HOST_SIDE = '198.18.42.1';
+      const torchrun = (rank: number) => [
+        ...['--nnodes=2', `--node_rank=${rank}`, `--master_addr=${MASTER}`, '--master_port=29542'],
+        'train.py',
+      ];
+      const job = (rank: number, timeout: string) => [
+        ...['check', '--json', '--log-format', 'json'],
+        ...['--verify', 'peers', '--verify-timeout', timeout],
+        ...torchrun(rank),
+      ];
+      const logsOf = (stderr: unknown) =>
+        String(stderr)
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { level: number; msg: string });
+      const bridgeWarning = new RegExp(
+        `^this node is a docker container on the bridge network 198\\.19\\.250\\.0/24: eth0 198\\.19\\.250\\.\\d+ reaches the master ${MASTER.replaceAll('.', '\\.')} only through the bridge's gateway 198\\.19\\.250\\.1, behind NAT, .*run the container with --network host`,
+      );
+      /** The master's check, from its namespace, with the CLI of this checkout (bin/nccl-run). */
+      const masterCheck = (timeout: string) =>
+        execa('ip', ['netns', 'exec', masterNs, NCCL_RUN, ...job(0, timeout)], {
+          cwd: work,
+          reject: false,
+        });
+
+      beforeAll(async () => {
+        const e = engine as DockerEngine;
+        await execa('ip', ['netns', 'add', masterNs]);
+        await execa('ip', [
+          ...['link', 'add', 'h42dh', 'netns', e.namespace, 'type', 'veth'],
+          ...['peer', 'name', 'h42dm', 'netns', masterNs],
+        ]);
+        for (const [ns, veth, name, address] of [
+          [e.namespace, 'h42dh', 'ens4', `${HOST_SIDE}/24`],
+          [masterNs, 'h42dm', 'eth0', `${MASTER}/24`],
+        ] as const) {
+          await execa('ip', ['-n', ns, 'link', 'set', veth, 'name', name]);
+          await execa('ip', ['-n', ns, 'addr', 'add', address, 'dev', name]);
+          await execa('ip', ['-n', ns, 'link', 'set', name, 'up']);
+        }
+        await execa('ip', ['-n', masterNs, 'link', 'set', 'lo', 'up']);
+      });
+
+      afterAll(async () => {
+        await docker(['rm', '--force', 'h42d-bridged', 'h42d-host-net']).catch(() => {});
+        await (engine as DockerEngine).inNamespace('ip', ['link', 'del', 'ens4'], {
+          reject: false,
+        });
+        await execa('ip', ['netns', 'del', masterNs], { reject: false });
+      });
+
+      it('on the default bridge: check and explain name the bridge network and --network host, eth0 reads as a veth, and the mesh ends 75', async () => {
+        // The container first, waiting up to 60 s for the master, which starts
+        // once the container logs its first line: the master's 4 s then cover
+        // only the registration, however slowly the container started.
+        const bridged = docker(
+          ['run', '--rm', '--name', 'h42d-bridged', TRAIN_IMAGE, ...job(1, '60s')],
+          {
+            reject: false,
+          },
+        );
+        let seen = '';
+        await new Promise<void>((resolve, reject) => {
+          bridged.stderr?.on('data', (chunk: Buffer) => {
+            seen += chunk.toString();
+            if (seen.includes('"level":')) resolve();
+          });
+          void bridged.then(() =>
+            reject(new Error(`the container's check ended before it logged:\n${seen}`)),
+          );
+        });
+        const [master, container, explained] = await Promise.all([
+          masterCheck('4s'),
+          bridged,
+          docker(['run', '--rm', TRAIN_IMAGE, 'explain', '--json', ...torchrun(1)]),
+        ]);
+        const containerLogs = logsOf(container.stderr);
+        const said = containerLogs.map((line) => line.msg).join('\n');
+        expect(
+          containerLogs.filter((line) => line.level === 40 && bridgeWarning.test(line.msg)),
+          said,
+        ).toHaveLength(1);
+        expect(container.exitCode, said).toBe(75);
+        expect(master.exitCode, String(master.stderr)).toBe(75);
+        // For the reason the warning gives: the master saw the NAT's address (ens4's) and could not dial back.
+        expect(said).toMatch(
+          new RegExp(
+            `registered from ${HOST_SIDE.replaceAll('.', '\\.')} claiming 198\\.19\\.250\\.\\d+:\\d+, which the master cannot reach to prove it \\(unreachable, ENETUNREACH\\)`,
+          ),
+        );
+        const masterLogs = logsOf(master.stderr);
+        expect(masterLogs.map((line) => line.msg).join('\n')).toMatch(/rank 1 never registered/);
+        expect(masterLogs.filter((line) => bridgeWarning.test(line.msg))).toEqual([]);
+        // explain says the same, and why: eth0 is the veth whose peer is on docker0.
+        const facts = JSON.parse(String(explained.stdout)) as {
+          interfaces: { name: string; kind: string }[];
+          warnings: string[];
+        };
+        expect(facts.interfaces.find((iface) => iface.name === 'eth0')?.kind).toBe('veth');
+        expect(facts.warnings).toContainEqual(expect.stringMatching(bridgeWarning));
+      });
+
+      it("with --network host: no such warning, and both nodes pick ens4, the host's own network, and the mesh passes", async () => {
+        const [container, master] = await Promise.all([
+          docker(
+            [
+              'run',
+              '--rm',
+              '--name',
+              'h42d-host-net',
+              '--network',
+              'host',
+              TRAIN_IMAGE,
+              ...job(1, '60s'),
+            ],
+            { reject: false },
+          ),
+          masterCheck('60s'),
+        ]);
+        for (const [checked, name, address] of [
+          [container, 'ens4', HOST_SIDE],
+          [master, 'eth0', MASTER],
+        ] as const) {
+          const logs = logsOf(checked.stderr);
+          const said = logs.map((line) => line.msg).join('\n');
+          expect(checked.exitCode, said).toBe(0);
+          expect(JSON.parse(String(checked.stdout))).toMatchObject({ ok: true });
+          expect(logs.filter((line) => line.msg.startsWith('using '))).toEqual([
+            expect.objectContaining({
+              msg: expect.stringMatching(
+                new RegExp(`^using ${name} ${address.replaceAll('.', '\\.')} \\(subnet:`),
+              ),
+            }),
+          ]);
+          expect(logs.filter((line) => /container on the bridge network/.test(line.msg))).toEqual(
+            [],
+          );
+        }
+      });
     });
 
     it("builds as written with the classic builder too (DOCKER_BUILDKIT=0, Docker 20.10's default)", async () => {

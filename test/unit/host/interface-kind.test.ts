@@ -48,6 +48,10 @@ const cases: Array<[string, Partial<KindSignals>, InterfaceKind]> = [
   ['a gretap from ip -d (Ethernet, no markers)', { linkKind: 'gretap' }, 'tunnel'],
   ['a veth, per ip -d', { ridesOnOther: true, linkKind: 'veth' }, 'veth'],
   ['a veth, sysfs only (iflink is its peer)', { ridesOnOther: true }, 'veth'],
+  // Made with `ip link add eth0 index 7 netns A type veth peer name vb index 7
+  // netns B` (kernel 6.18): iflink == ifindex, and nothing else in sysfs says veth.
+  ['a veth whose peer has its ifindex, sysfs only', {}, 'other-virtual'],
+  ['a veth whose peer has its ifindex, per ip -d', { linkKind: 'veth' }, 'veth'],
   ['a macvlan, sysfs only (lower_ link)', { ridesOnOther: true, hasLower: true }, 'macvlan'],
   ['a macvlan in a container, per ip -d', { ridesOnOther: true, linkKind: 'macvlan' }, 'macvlan'],
   ['a macvtap, per ip -d', { ridesOnOther: true, linkKind: 'macvtap' }, 'macvlan'],
