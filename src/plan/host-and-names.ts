@@ -57,14 +57,17 @@ export async function readHostAndNames(
   progress: Progress,
   /** How long a master's name that does not resolve yet is retried; undefined: not at all. */
   nameWait?: NameWait,
+  /** The --facts snapshot's read, where the caller started it already: parsed once, not twice. */
+  snapshotRead?: Promise<HostFacts>,
 ): Promise<HostAndNames> {
   const { options } = settled;
   const factsRead =
-    options.facts !== null
-      ? import('../host/facts-file.js').then(({ readFactsFile }) =>
+    options.facts === null
+      ? readHostFacts()
+      : (snapshotRead ??
+        import('../host/facts-file.js').then(({ readFactsFile }) =>
           readFactsFile(options.facts as string),
-        )
-      : readHostFacts();
+        ));
   // Handled below; this only keeps a failure from counting as unhandled meanwhile.
   factsRead.catch(() => {});
   progress.factsRead = factsRead;

@@ -5,6 +5,7 @@ import {
   addressScope,
   canonicalAddress,
   familyOf,
+  hostPrefixLength,
   prefixContains,
   sameAddress,
 } from '../../../src/host/ip-address.js';
@@ -49,6 +50,37 @@ describe('address literals', () => {
     expect(sameAddress('2001:db8::1', '2001:db8::2')).toBe(false);
     expect(sameAddress('198.18.0.1', '198.18.0.1')).toBe(true);
     expect(sameAddress('198.18.0.1', '::ffff:198.18.0.1')).toBe(false);
+    expect(sameAddress('198.18.0.1%eth0', '198.18.0.1')).toBe(true);
+    expect(sameAddress('198.18.0.1', '198.018.0.1')).toBe(false);
+    expect(sameAddress('node01', 'node01')).toBe(false);
+  });
+
+  it('answers as a host prefix does, IPv4 told by its text alone', () => {
+    // sameAddress skips the parse where either side is IPv4 (ip-address.ts); the
+    // answer must stay what a /32 or /128 BlockList gives for every pair of texts.
+    const byPrefix = (a: string, b: string) => {
+      const family = familyOf(a);
+      return family !== null && prefixContains(a, hostPrefixLength(family), b);
+    };
+    const address = fc.constantFrom(
+      '198.18.0.1',
+      '198.18.0.2',
+      '198.018.0.1',
+      '0.0.0.0',
+      '::',
+      '::ffff:198.18.0.1',
+      '::ffff:c612:1',
+      '2001:db8::1',
+      '2001:DB8:0:0::1',
+      'fe80::1',
+      'node01',
+      '',
+    );
+    const text = fc.tuple(address, fc.constantFrom('', '%eth0', '%')).map(([a, z]) => a + z);
+    fc.assert(
+      fc.property(text, text, (a, b) => sameAddress(a, b) === byPrefix(a, b)),
+      { numRuns: 5_000 },
+    );
   });
 
   it.each([
