@@ -385,7 +385,6 @@ async function runFleet({ nodes, masterPort, part, parts, dialBack }) {
           speedMbps: null,
           portRange: [32_768, 60_999],
           mtu: 65_536,
-          devices: [],
           proofKey,
           munge: null,
         },

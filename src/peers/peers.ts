@@ -153,9 +153,11 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       speedMbps: iface?.speedMbps ?? null,
       portRange,
       mtu: iface?.mtu ?? null,
-      devices: devices.listening
-        .slice(0, MAX_DATA_DEVICES)
-        .map((d): [string, string, number] => [d.interface, d.address, d.port]),
+      ...(devices.listening.length > 0 && {
+        devices: devices.listening
+          .slice(0, MAX_DATA_DEVICES)
+          .map((d): [string, string, number] => [d.interface, d.address, d.port]),
+      }),
       proofKey,
     };
     const unchecked = fitDevices(claim);
@@ -251,7 +253,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
     logShape(input, roster.nodes, roster.sampled, joined.members.length - 1);
     const meshed = await probeMesh({
       self,
-      devices: devices.listening.slice(0, claim.devices.length),
+      devices: devices.listening.slice(0, claim.devices?.length ?? 0),
       members: joined.members as Member[],
       localAddress: decision.address,
       interfaceName: decision.interface,
@@ -291,7 +293,7 @@ function fitDevices(claim: Omit<Register, 'v' | 'munge'>): string[] {
       encodeMessage({ ...claim, munge: LONGEST_MUNGE });
       return dropped.reverse();
     } catch (error) {
-      const last = claim.devices.pop();
+      const last = claim.devices?.pop();
       if (!(error instanceof RangeError) || last === undefined) throw error;
       dropped.push(last[0]);
     }

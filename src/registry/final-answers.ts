@@ -145,7 +145,7 @@ function rosterAnswers(
       speedMbps: member.request.speedMbps,
       portRange: member.request.portRange,
       mtu: member.request.mtu,
-      devices: member.request.devices.map(([iface, address, port]) => ({
+      devices: (member.request.devices ?? []).map(([iface, address, port]) => ({
         interface: iface,
         address,
         port,

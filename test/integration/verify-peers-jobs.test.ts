@@ -412,7 +412,7 @@ import { encodeMessage } from './dist/probe/protocol.js';
 const { host, masterPort, rank, address, port } = JSON.parse(process.argv[1]);
 const token = jobToken({ master: { host, port: masterPort }, jobId: null, probePort: masterPort });
 const request = encodeMessage({ kind: 'register', token, node: { name: 'node-b', rank }, interface: 'ens3f0',
-  address, port, speedMbps: null, portRange: [32768, 60999], mtu: 1500, devices: [], proofKey: '5'.repeat(32), munge: null });
+  address, port, speedMbps: null, portRange: [32768, 60999], mtu: 1500, proofKey: '5'.repeat(32), munge: null });
 for (let waited = 0; ; waited += 100) {
   const answer = await new Promise((resolve) => {
     const socket = connect({ host, port: masterPort }, () => socket.write(request));

@@ -9,6 +9,7 @@ import {
   MAX_ROSTER_BYTES,
   MAX_ROSTER_MEMBERS,
   type Member,
+  type MemberTuple,
   MessageReader,
   PROTOCOL_VERSION,
   type ProbeMessage,
@@ -43,8 +44,8 @@ const rosterHeader = fc.record({
   late: fc.boolean(),
   sampled: fc.boolean(),
 });
-const tupleOf = (m: Member) =>
-  [
+const tupleOf = (m: Member): MemberTuple => {
+  const fields: MemberTuple = [
     m.name,
     m.rank,
     m.interface,
@@ -53,8 +54,11 @@ const tupleOf = (m: Member) =>
     m.speedMbps,
     m.portRange,
     m.mtu,
-    m.devices.map((d): [string, string, number] => [d.interface, d.address, d.port]),
-  ] as const;
+  ];
+  if (m.devices.length > 0)
+    fields.push(m.devices.map((d): [string, string, number] => [d.interface, d.address, d.port]));
+  return fields;
+};
 
 const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
   fc.record({
@@ -109,7 +113,7 @@ const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
       v: PROTOCOL_VERSION as typeof PROTOCOL_VERSION,
       kind: 'roster' as const,
       ...header,
-      members: members.map((m) => [...tupleOf(m)] as [...ReturnType<typeof tupleOf>]),
+      members: members.map(tupleOf),
     })),
   fc.record({
     v: fc.constant(PROTOCOL_VERSION),
@@ -296,7 +300,7 @@ describe('probe message decoder', () => {
           encodeMessage({
             kind: 'roster',
             ...header,
-            members: members.map((m) => [...tupleOf(m)]),
+            members: members.map(tupleOf),
           }),
         );
       }),
