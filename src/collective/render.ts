@@ -1,11 +1,9 @@
 /**
  * How the collective is shown: `check`'s Collective section (each node's
  * link as a bar against the median, the slow one marked, since people see
- * an outlier in a picture faster than in a column of numbers), `run`'s one
- * summary line, and the failure (exit 75) naming the first finding.
+ * an outlier in a picture faster than in a column of numbers) and `run`'s one
+ * summary line.
  */
-import { VerificationFailedError } from '../verify/failure.js';
-import type { VerifyReport } from '../verify/report.js';
 import { rateText } from './rate-text.js';
 import type { CollectiveReport } from './report.js';
 
@@ -19,20 +17,6 @@ export function collectiveSummary(report: CollectiveReport): string {
       ? ''
       : `, bus bandwidth ${rateText(largest.busBandwidth)} at ${sizeText(largest.bytes)}`;
   return `verify collective: passed, ${report.backend} on ${report.ranks} ranks${bus}, in ${report.phases.totalS.toFixed(1)} s`;
-}
-
-export function collectiveFailure(
-  report: VerifyReport,
-  collective: CollectiveReport,
-): VerificationFailedError {
-  const failures = collective.verdict.findings.filter((finding) => finding.level === 'failure');
-  const lines = failures.map((finding) => finding.message);
-  const more = lines.length > 1 ? ` (and ${lines.length - 1} more, below)` : '';
-  return new VerificationFailedError(
-    `verification failed via ${report.interface} (${report.localAddress}): ${lines[0] ?? 'the collective failed'}${more}`,
-    lines,
-    report,
-  );
 }
 
 export function collectiveText(report: CollectiveReport): string {

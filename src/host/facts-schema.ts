@@ -5,7 +5,7 @@
  * `rdma` and `portRange`, which snapshots from before nccl-run read them lack.
  */
 import * as z from 'zod/mini';
-import type { HostFacts } from './host-facts.js';
+import { type HostFacts, NET_PLUGIN_KIND_IDS } from './host-facts.js';
 import { familyOf, hostPrefixLength } from './ip-address.js';
 
 const familySchema = z.enum(['ipv4', 'ipv6']);
@@ -146,7 +146,7 @@ export const netPluginSchema = z.nullable(
     path: z.string(),
     via: z.enum(['path', 'LD_LIBRARY_PATH', 'RUNPATH', 'ld.so.cache', 'system folder']),
     realPath: z.string(),
-    kind: z.enum(['aws-ofi-nccl', 'gpudirect-tcpx', 'tcpxo', 'other']),
+    kind: z.enum(NET_PLUGIN_KIND_IDS),
     version: z.nullable(z.string()),
   }),
 );

@@ -3,7 +3,6 @@
  * or replayed from a snapshot (`--facts`, facts-file.ts). Strategies only ever
  * see this value, never the OS.
  */
-import type { NetPluginKindId } from '../transport/net-plugin-kinds.js';
 import type { LibraryVia } from './find-library.js';
 
 export type Family = 'ipv4' | 'ipv6';
@@ -170,6 +169,10 @@ export interface NcclConfFile {
   file: string;
   text: string;
 }
+
+/** The net plugins nccl-run tells apart (transport/net-plugin-kinds.ts describes each). */
+export const NET_PLUGIN_KIND_IDS = ['aws-ofi-nccl', 'gpudirect-tcpx', 'tcpxo', 'other'] as const;
+export type NetPluginKindId = (typeof NET_PLUGIN_KIND_IDS)[number];
 
 /** A found net plugin, its kind by id (transport/net-plugin-kinds.ts). */
 export interface NetPluginRecord {

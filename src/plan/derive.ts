@@ -9,6 +9,7 @@
 import { bridgeContainerWarning } from '../env/bridge-container.js';
 import { decideVariables, type Variables } from '../env/decide-variables.js';
 import { ncclPicture } from '../env/nccl-picture.js';
+import { routeWarnings } from '../env/route-warnings.js';
 import { vpnWarning } from '../env/vpn-warning.js';
 import type { JobShape } from '../job/job-shape.js';
 import type { StoreRole } from '../job/store-role.js';
@@ -25,7 +26,6 @@ import type { TorchrunTable } from '../torch/torchrun-table.js';
 import { assessTransport, type Transport } from '../transport/assess-transport.js';
 import type { NetPluginSearch } from '../transport/find-net-plugin.js';
 import { requiredNcclNet } from '../transport/transport-requirement.js';
-import { routeWarnings } from '../verify/check-local.js';
 import type { HostAndNames, MasterInfo } from './host-and-names.js';
 import type { Stack } from './read-stack.js';
 import { assessReadiness, type Readiness, readinessNeeds } from './readiness-needs.js';
@@ -165,7 +165,7 @@ export function derive(
         ...deviceWarnings,
         ...sectionWarnings(sections),
         ...(bindWarning === null ? [] : [bindWarning]),
-        // --verify local's route warning (verify/check-local.ts), explain's too.
+        // --verify local's route warning (env/route-warnings.ts), explain's too.
         ...routeWarnings(facts, decision, routesToMaster),
       ],
     },

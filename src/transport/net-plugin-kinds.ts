@@ -33,9 +33,9 @@
 import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { attempt } from '../host/attempt.js';
+import type { NetPluginKindId } from '../host/host-facts.js';
 import { atLeast } from '../version-order.js';
 
-export type NetPluginKindId = 'aws-ofi-nccl' | 'gpudirect-tcpx' | 'tcpxo' | 'other';
 /** The fabric a plugin drives: AWS EFA, or Google's GPU NICs (gVNIC). */
 export type PluginFabric = 'efa' | 'gvnic' | null;
 

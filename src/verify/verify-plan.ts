@@ -5,6 +5,7 @@
  * logged. Loads the probe only when a level above none asks for it.
  */
 
+import type { CollectiveReport } from '../collective/report.js';
 import { sameAddress } from '../host/ip-address.js';
 import { findLauncher } from '../launch/find-launcher.js';
 import type { Logger } from '../log.js';
@@ -82,7 +83,7 @@ async function collective(
     return;
   }
   const { verifyCollective } = await import('../collective/collective.js');
-  const { collectiveFailure, collectiveSummary } = await import('../collective/render.js');
+  const { collectiveSummary } = await import('../collective/render.js');
   const env = plan.childEnv;
   const collective = await verifyCollective({
     plan,
@@ -100,6 +101,21 @@ async function collective(
     throw collectiveFailure(report, collective);
   }
   logger.info(collectiveSummary(collective));
+}
+
+/** The collective's failure, 75, naming its first failing finding and how many more follow. */
+function collectiveFailure(
+  report: VerifyReport,
+  collective: CollectiveReport,
+): VerificationFailedError {
+  const failures = collective.verdict.findings.filter((finding) => finding.level === 'failure');
+  const lines = failures.map((finding) => finding.message);
+  const more = lines.length > 1 ? ` (and ${lines.length - 1} more, below)` : '';
+  return new VerificationFailedError(
+    `verification failed via ${report.interface} (${report.localAddress}): ${lines[0] ?? 'the collective failed'}${more}`,
+    lines,
+    report,
+  );
 }
 
 /**

@@ -6,7 +6,7 @@ import type {
   RouteEntry,
 } from '../../../src/host/host-facts.js';
 import type { Decision } from '../../../src/resolve/decision.js';
-import { checkLocal, routesCovering } from '../../../src/verify/check-local.js';
+import { checkLocal } from '../../../src/verify/check-local.js';
 
 function nic(
   name: string,
@@ -127,17 +127,5 @@ describe('checkLocal', () => {
   ])('fails on %s', (_case, chosen, hostFacts, message) => {
     const outcome = checkLocal(hostFacts, chosen, []);
     expect(outcome).toMatchObject({ ok: false, message });
-  });
-});
-
-describe('routesCovering', () => {
-  it('lists the routes whose prefix holds the address, of its family only', () => {
-    const v6: RouteEntry = { ...route('2001:db8::', 32, 'eth1'), family: 'ipv6' };
-    expect(
-      routesCovering('198.18.10.1', [...facts.routes, v6]).map(
-        (r) => `${r.destination}/${r.prefixLength}`,
-      ),
-    ).toEqual(['198.18.10.0/24', '198.18.10.1/32']);
-    expect(routesCovering('2001:db8::7', [...facts.routes, v6])).toEqual([v6]);
   });
 });
