@@ -81,6 +81,9 @@ describe.each(ENTRIES)('through $name', (entry) => {
       expect(status).toBe(EXIT_CODE);
     });
 
+    // Long enough for nccl-run to have exec'd the launcher on a loaded machine (it takes
+    // about 0.2 s alone): a SIGTERM before the exec ends nccl-run, which other tests cover.
+    const TIMEOUT_S = '2';
     // coreutils timeout's cleanup() (src/timeout.c) kills the command's pid and then, unless
     // --foreground, its whole process group: torchrun started alone under it gets one SIGTERM,
     // or two when it handled the first before the group's arrived (the kernel merges a pending
@@ -92,7 +95,7 @@ describe.each(ENTRIES)('through $name', (entry) => {
       const report = reportPath();
       const timeout = spawn(
         'timeout',
-        [...flags, '-s', 'TERM', '1', ...cliCommand('report-launcher.js', [], bin)],
+        [...flags, '-s', 'TERM', TIMEOUT_S, ...cliCommand('report-launcher.js', [], bin)],
         {
           env: holdEnv(report),
           stdio: ['ignore', 'ignore', 'inherit'],
