@@ -13,7 +13,7 @@
 import { familyOf, isLinkLocalAddress } from '../host/ip-address.js';
 import type { NcclBind } from '../nccl/nccl-pick.js';
 import { type DialOutcome, dialOnce } from '../probe/dial.js';
-import type { DataDevice, Member } from '../probe/protocol.js';
+import { type DataDevice, encodeMessage, type Member, type Register } from '../probe/protocol.js';
 import { type ProbeService, startProbeService } from '../probe/service.js';
 import { attemptBudgetMs, backoffDelayMs } from '../reach/backoff.js';
 import { type Deadline, sleepUntil } from '../reach/clock.js';
@@ -139,4 +139,25 @@ export async function reachDevice(
 /** "eth1 198.18.21.2 port 40123". */
 export function deviceText(device: DataDevice): string {
   return `${device.interface} ${device.address} port ${device.port}`;
+}
+
+/** The longest credential munge(1) may add to a registration (protocol.ts mungeCredential). */
+const LONGEST_MUNGE = `MUNGE:${'A'.repeat(2_041)}:`;
+
+/**
+ * Drops the last devices until the registration, with the longest MUNGE
+ * credential it may carry, fits one probe message; returns those dropped.
+ */
+export function fitDevices(claim: Omit<Register, 'v' | 'munge'>): string[] {
+  const dropped: string[] = [];
+  for (;;) {
+    try {
+      encodeMessage({ ...claim, munge: LONGEST_MUNGE });
+      return dropped.reverse();
+    } catch (error) {
+      const last = claim.devices?.pop();
+      if (!(error instanceof RangeError) || last === undefined) throw error;
+      dropped.push(last[0]);
+    }
+  }
 }

@@ -17,7 +17,6 @@ import { newProofKey } from '../membership/claim-proof.js';
 import { slurmCredential } from '../membership/munge.js';
 import type { NcclBind } from '../nccl/nccl-pick.js';
 import {
-  encodeMessage,
   MAX_DATA_DEVICES,
   MAX_MESSAGE_BYTES,
   type Member,
@@ -31,7 +30,7 @@ import type { Completion } from '../registry/final-answers.js';
 import { FULL_MESH_MAX_NODES } from '../registry/partners.js';
 import type { Decision } from '../resolve/decision.js';
 import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './bandwidth.js';
-import { listenOnDevices } from './data-devices.js';
+import { fitDevices, listenOnDevices } from './data-devices.js';
 import { InboundLog } from './inbound-log.js';
 import { type MeetingPoint, membershipLine } from './meeting-point.js';
 import { probeMesh } from './mesh.js';
@@ -276,27 +275,6 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
     };
   } finally {
     await Promise.all(opened.map((service) => service.close()));
-  }
-}
-
-/** The longest credential munge(1) may add to a registration (protocol.ts mungeCredential). */
-const LONGEST_MUNGE = `MUNGE:${'A'.repeat(2_041)}:`;
-
-/**
- * Drops the last devices until the registration, with the longest MUNGE
- * credential it may carry, fits one probe message; returns those dropped.
- */
-function fitDevices(claim: Omit<Register, 'v' | 'munge'>): string[] {
-  const dropped: string[] = [];
-  for (;;) {
-    try {
-      encodeMessage({ ...claim, munge: LONGEST_MUNGE });
-      return dropped.reverse();
-    } catch (error) {
-      const last = claim.devices?.pop();
-      if (!(error instanceof RangeError) || last === undefined) throw error;
-      dropped.push(last[0]);
-    }
   }
 }
 
