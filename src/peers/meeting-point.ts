@@ -176,7 +176,7 @@ export async function startRegistry<R extends Round>(
   meeting: MeetingPoint,
   registry: Registry<R>,
   nodes: number,
-  extra: { onHello?: Parameters<typeof startProbeService>[0]['onHello'] } = {},
+  extra: Pick<Parameters<typeof startProbeService>[0], 'onHello' | 'onForeignVersion'> = {},
 ): Promise<RegistryStart<R>> {
   try {
     const service = await startProbeService({

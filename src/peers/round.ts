@@ -11,7 +11,7 @@ import type { JobShape } from '../job/job-shape.js';
 import type { Logger } from '../log.js';
 import type { Admission } from '../membership/admission.js';
 import { resolvePeers } from '../membership/peer-list.js';
-import type { Outgoing } from '../probe/protocol.js';
+import { type Outgoing, PROTOCOL_VERSION } from '../probe/protocol.js';
 import type { ProbeService, ProbeServiceOptions } from '../probe/service.js';
 import type { Deadline } from '../reach/clock.js';
 import type { ReachFailure } from '../reach/reach-error.js';
@@ -61,6 +61,7 @@ export async function joinRound<R extends Round>(
   let registry: Registry<R> | null = null;
   if (meeting.hostsRegistry) {
     const restrict = input.restrict ?? [];
+    const foreign = new Set<string>();
     const started = await startRegistry(
       meeting,
       new Registry({
@@ -77,7 +78,17 @@ export async function joinRound<R extends Round>(
           ),
       }),
       job.nnodes.max,
-      input.onHello === undefined ? {} : { onHello: input.onHello },
+      {
+        ...(input.onHello !== undefined && { onHello: input.onHello }),
+        // Once per address: such a node asks again and again until its timeout.
+        onForeignVersion: (version, seen) => {
+          if (foreign.has(seen)) return;
+          foreign.add(seen);
+          logger.warn(
+            `a node at ${seen} registers in probe protocol v${version}, this nccl-run's is v${PROTOCOL_VERSION}: it runs another nccl-run release, and is no member until every node runs one release`,
+          );
+        },
+      },
     );
     if (started.kind === 'failed') return started;
     if (started.kind === 'started') {

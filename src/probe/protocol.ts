@@ -478,7 +478,8 @@ function maxBytesOf(kind: ProbeMessage['kind']): number {
 
 export type ReadOutcome =
   | { kind: 'message'; message: ProbeMessage }
-  | { kind: 'invalid'; reason: string };
+  /** `version`: a probe message of another protocol version, another nccl-run release's. */
+  | { kind: 'invalid'; reason: string; version?: number };
 
 const NEWLINE = 0x0a;
 /** One for every reader: each line is decoded whole (no streaming state), and thousands of connections each made their own. */
@@ -556,6 +557,16 @@ export class MessageReader {
       json = JSON.parse(text);
     } catch {
       return { kind: 'invalid', reason: 'not JSON' };
+    }
+    const version = (json as { v?: unknown } | null)?.v;
+    if (typeof version === 'number' && version !== PROTOCOL_VERSION) {
+      // Another release's probe (a node not yet upgraded, an image left behind):
+      // said so, not left as a schema error or a connection closed unanswered.
+      return {
+        kind: 'invalid',
+        reason: `the other end speaks probe protocol v${version}, this nccl-run v${PROTOCOL_VERSION}: run one nccl-run release on every node`,
+        version,
+      };
     }
     const parsed = probeMessageSchema.safeParse(json);
     if (!parsed.success) {

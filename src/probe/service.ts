@@ -85,6 +85,8 @@ export interface ProbeServiceOptions {
     onReceived: (stream: Stream, seen: string, bytes: number, ms: number) => void;
   };
   registry?: RequestHandler;
+  /** A request in another probe protocol version (another nccl-run release), before it is dropped. */
+  onForeignVersion?: (version: number, seen: string) => void;
   /** This node's proof key (membership/claim-proof.ts): the registry's `prove` is answered under it. */
   proofKey?: string;
 }
@@ -159,7 +161,12 @@ function serveOne(socket: Socket, options: ProbeServiceOptions, identified: () =
     socket.off('data', onData);
     clearTimeout(firstLine);
     identified();
-    if (first.outcome.kind === 'invalid') return drop();
+    if (first.outcome.kind === 'invalid') {
+      if (first.outcome.version !== undefined) {
+        options.onForeignVersion?.(first.outcome.version, unmapped(socket.remoteAddress ?? ''));
+      }
+      return drop();
+    }
     const request = first.outcome.message;
     if ('token' in request && request.token !== options.token) {
       return answerAndClose(socket, encodeMessage({ kind: 'reject', reason: 'token' }));

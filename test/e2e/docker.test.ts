@@ -529,7 +529,7 @@ tier(
      * host` puts nccl-run on ens4 itself.
      */
     describe('a container on the bridge, its master beyond it', () => {
-      const masterNs = `h42d-master-${process.pid}`;
+      const masterNs = `ncr-bridge-master-${process.pid}`;
       const MASTER = '198.18.42.2';
       const HOST_SIDE = '198.18.42.1';
       const torchrun = (rank: number) => [
@@ -560,12 +560,12 @@ tier(
         const e = engine as DockerEngine;
         await execa('ip', ['netns', 'add', masterNs]);
         await execa('ip', [
-          ...['link', 'add', 'h42dh', 'netns', e.namespace, 'type', 'veth'],
-          ...['peer', 'name', 'h42dm', 'netns', masterNs],
+          ...['link', 'add', 'ncrbrh', 'netns', e.namespace, 'type', 'veth'],
+          ...['peer', 'name', 'ncrbrm', 'netns', masterNs],
         ]);
         for (const [ns, veth, name, address] of [
-          [e.namespace, 'h42dh', 'ens4', `${HOST_SIDE}/24`],
-          [masterNs, 'h42dm', 'eth0', `${MASTER}/24`],
+          [e.namespace, 'ncrbrh', 'ens4', `${HOST_SIDE}/24`],
+          [masterNs, 'ncrbrm', 'eth0', `${MASTER}/24`],
         ] as const) {
           await execa('ip', ['-n', ns, 'link', 'set', veth, 'name', name]);
           await execa('ip', ['-n', ns, 'addr', 'add', address, 'dev', name]);
@@ -575,7 +575,7 @@ tier(
       });
 
       afterAll(async () => {
-        await docker(['rm', '--force', 'h42d-bridged', 'h42d-host-net']).catch(() => {});
+        await docker(['rm', '--force', 'ncr-bridged', 'ncr-host-net']).catch(() => {});
         await (engine as DockerEngine).inNamespace('ip', ['link', 'del', 'ens4'], {
           reject: false,
         });
@@ -587,7 +587,7 @@ tier(
         // once the container logs its first line: the master's 4 s then cover
         // only the registration, however slowly the container started.
         const bridged = docker(
-          ['run', '--rm', '--name', 'h42d-bridged', TRAIN_IMAGE, ...job(1, '60s')],
+          ['run', '--rm', '--name', 'ncr-bridged', TRAIN_IMAGE, ...job(1, '60s')],
           {
             reject: false,
           },
@@ -640,7 +640,7 @@ tier(
               'run',
               '--rm',
               '--name',
-              'h42d-host-net',
+              'ncr-host-net',
               '--network',
               'host',
               TRAIN_IMAGE,

@@ -190,6 +190,17 @@ describe('probe message decoder', () => {
     );
   });
 
+  it("names another release's protocol version instead of a schema error", () => {
+    const older = `${JSON.stringify({ v: PROTOCOL_VERSION - 1, kind: 'waiting', token: 'a'.repeat(32) })}\n`;
+    expect(new MessageReader().push(Buffer.from(older))).toEqual([
+      {
+        kind: 'invalid',
+        reason: `the other end speaks probe protocol v${PROTOCOL_VERSION - 1}, this nccl-run v${PROTOCOL_VERSION}: run one nccl-run release on every node`,
+        version: PROTOCOL_VERSION - 1,
+      },
+    ]);
+  });
+
   it('never throws on garbage, and yields only valid messages or one invalid outcome, last', () => {
     fc.assert(
       fc.property(fc.array(fc.uint8Array({ maxLength: 700 }), { maxLength: 6 }), (chunks) => {
@@ -242,29 +253,35 @@ describe('probe message decoder', () => {
 
   it('rejects, and stops reading after, a line that is not a probe message', () => {
     const cases: [string, string][] = [
-      ['{"v":5,"kind":"hello"}\n', 'not a probe message'],
-      ['{"v":1,"kind":"reject","reason":"token"}\n', 'not a probe message'],
-      ['{"v":5,"kind":"reject","reason":"token","extra":1}\n', 'not a probe message'],
+      [`{"v":${PROTOCOL_VERSION},"kind":"hello"}\n`, 'not a probe message'],
+      ['{"v":1,"kind":"reject","reason":"token"}\n', 'speaks probe protocol v1'],
       [
-        '{"v":5,"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n',
+        `{"v":${PROTOCOL_VERSION},"kind":"reject","reason":"token","extra":1}\n`,
         'not a probe message',
       ],
       [
-        `{"v":5,"kind":"roster","token":"${'0'.repeat(32)}","nodes":1,"expected":1,"late":false,"sampled":false,"members":[["n",null,"eth0","198.18.0.1",0,null,[1,2],null]]}\n`,
+        `{"v":${PROTOCOL_VERSION},"kind":"welcome","token":"00000000000000000000000000000000","seen":"not-an-ip"}\n`,
         'not a probe message',
       ],
       [
-        `{"v":5,"kind":"roster","token":"${'0'.repeat(32)}","nodes":1,"expected":1,"late":false,"sampled":false,"members":[["n",null,"eth0","198.18.0.1",1,null,[1,2],null,"extra"]]}\n`,
+        `{"v":${PROTOCOL_VERSION},"kind":"roster","token":"${'0'.repeat(32)}","nodes":1,"expected":1,"late":false,"sampled":false,"members":[["n",null,"eth0","198.18.0.1",0,null,[1,2],null]]}\n`,
         'not a probe message',
       ],
-      ['{"__proto__":{"v":5},"kind":"reject","reason":"token"}\n', 'not a probe message'],
+      [
+        `{"v":${PROTOCOL_VERSION},"kind":"roster","token":"${'0'.repeat(32)}","nodes":1,"expected":1,"late":false,"sampled":false,"members":[["n",null,"eth0","198.18.0.1",1,null,[1,2],null,"extra"]]}\n`,
+        'not a probe message',
+      ],
+      [
+        `{"__proto__":{"v":${PROTOCOL_VERSION}},"kind":"reject","reason":"token"}\n`,
+        'not a probe message',
+      ],
       ['[1,2,3]\n', 'not a probe message'],
       ['{not json\n', 'not JSON'],
     ];
     for (const [line, reason] of cases) {
       const reader = new MessageReader();
       const outcomes = reader.push(
-        Buffer.from(`${line}{"v":5,"kind":"reject","reason":"token"}\n`),
+        Buffer.from(`${line}{"v":${PROTOCOL_VERSION},"kind":"reject","reason":"token"}\n`),
       );
       expect(outcomes).toHaveLength(1);
       expect(outcomes[0]).toMatchObject({ kind: 'invalid' });

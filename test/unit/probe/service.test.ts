@@ -76,6 +76,18 @@ describe('probe service', () => {
     ]);
   });
 
+  it("hangs up on another release's probe message, and says which version it spoke", async () => {
+    const foreign: [number, string][] = [];
+    await listen({ onForeignVersion: (version, seen) => foreign.push([version, seen]) });
+    const older = JSON.parse(hello(TOKEN).toString()) as Record<string, unknown>;
+    const { answer } = await exchange(
+      Buffer.from(`${JSON.stringify({ ...older, v: PROTOCOL_VERSION - 1 })}\n`),
+    );
+    expect(answer).toBe('');
+    expect(foreign).toEqual([[PROTOCOL_VERSION - 1, HOST]]);
+    expect(hellos).toEqual([]);
+  });
+
   it("rejects another job's token without counting it", async () => {
     await listen();
     const { answer } = await exchange(hello(OTHER_TOKEN));
