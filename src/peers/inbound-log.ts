@@ -43,9 +43,9 @@ export class InboundLog {
     this.changed();
   }
 
-  /** Whether `peer` reached every one of these devices of this node. */
-  reachedDevices(peer: string, devices: readonly { interface: string }[]): boolean {
-    return devices.every((device) => this.devices.get(device.interface)?.has(peer) === true);
+  /** Those of these devices of this node that `peer` has not reached. */
+  missedDevices<D extends { interface: string }>(peer: string, devices: readonly D[]): D[] {
+    return devices.filter((device) => this.devices.get(device.interface)?.has(peer) !== true);
   }
 
   stream(peer: string, arrival: StreamArrival): void {

@@ -331,14 +331,17 @@ function inboundSettled(
   devices: readonly DataDevice[],
 ): boolean {
   // Past our ephemeral port it dials our devices, one by one, before it is done.
-  if (inbound.ephemeral.has(member.name)) return inbound.reachedDevices(member.name, devices);
+  if (inbound.ephemeral.has(member.name))
+    return inbound.missedDevices(member.name, devices).length === 0;
   const looked = inbound.probePort.get(member.name);
   return looked !== undefined && performance.now() - looked.at > EPHEMERAL_GRACE_MS;
 }
 
 /** The partner reached this node's ephemeral port and every further device. */
 function reachedAll(member: Member, inbound: InboundLog, devices: readonly DataDevice[]): boolean {
-  return inbound.ephemeral.has(member.name) && inbound.reachedDevices(member.name, devices);
+  return (
+    inbound.ephemeral.has(member.name) && inbound.missedDevices(member.name, devices).length === 0
+  );
 }
 
 /** The first of the partner's devices this node could not reach fails the outbound leg. */
@@ -365,9 +368,7 @@ function deviceInbound(
   options: MeshOptions & { ended: ReadonlySet<string> },
 ): PartnerProbe['inbound'] {
   if (!leg.ok) return leg;
-  const missed = options.devices.filter(
-    (device) => options.inbound.devices.get(device.interface)?.has(member.name) !== true,
-  );
+  const missed = options.inbound.missedDevices(member.name, options.devices);
   const [first] = missed;
   if (first === undefined) return leg;
   const when = options.ended.has(member.name)

@@ -55,19 +55,13 @@ export async function readHostAndNames(
   settled: Settled,
   commIdHost: string | null,
   progress: Progress,
+  /** The --facts snapshot's read (plan.ts starts it, for NCCL's files too); undefined: read this host. */
+  snapshotRead: Promise<HostFacts> | undefined,
   /** How long a master's name that does not resolve yet is retried; undefined: not at all. */
   nameWait?: NameWait,
-  /** The --facts snapshot's read, where the caller started it already: parsed once, not twice. */
-  snapshotRead?: Promise<HostFacts>,
 ): Promise<HostAndNames> {
   const { options } = settled;
-  const factsRead =
-    options.facts === null
-      ? readHostFacts()
-      : (snapshotRead ??
-        import('../host/facts-file.js').then(({ readFactsFile }) =>
-          readFactsFile(options.facts as string),
-        ));
+  const factsRead = snapshotRead ?? readHostFacts();
   // Handled below; this only keeps a failure from counting as unhandled meanwhile.
   factsRead.catch(() => {});
   progress.factsRead = factsRead;

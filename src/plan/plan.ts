@@ -177,8 +177,8 @@ async function readInputs(
     settled,
     settings.commIdHost,
     progress,
-    nameWait(settled, cluster, logger),
     snapshotRead,
+    nameWait(settled, cluster, logger),
   );
   // The net plugin NCCL loads, found as its dlopen would in the job's environment (2.26+ read
   // NCCL_NET_PLUGIN from NCCL's files too); nccl-run exports neither variable the search reads.
