@@ -90,7 +90,7 @@ const message: fc.Arbitrary<ProbeMessage> = fc.oneof(
     speedMbps,
     portRange: fc.tuple(port, port),
     mtu: fc.option(fc.integer({ min: 68, max: 65_536 }), { nil: null }),
-    devices: fc.array(fc.tuple(interfaceName, address, port), { maxLength: 15 }),
+    devices: fc.array(fc.tuple(interfaceName, address, port), { maxLength: 3 }),
     proofKey: token,
     munge: fc.option(fc.stringMatching(/^MUNGE:[A-Za-z0-9+/]{1,400}=?:$/), { nil: null }),
   }),
