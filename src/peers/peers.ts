@@ -7,7 +7,8 @@
  * The store host runs that service, the registry, at the meeting point
  * (meeting-point.ts: the rendezvous port, on every address as torch's store
  * binds it), and registers itself in-process. Every service closes when
- * the check ends; the master's once every member has had its roster.
+ * the check ends; the master's once every member has had its roster, and
+ * the other nodes end theirs only once it has (registry-closes.ts).
  */
 import type { HostFacts } from '../host/host-facts.js';
 import type { JobShape } from '../job/job-shape.js';
@@ -33,8 +34,9 @@ import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './bandwidth.js';
 import { fitDevices, listenOnDevices } from './data-devices.js';
 import { InboundLog } from './inbound-log.js';
 import { type MeetingPoint, membershipLine } from './meeting-point.js';
-import { probeMesh } from './mesh.js';
+import { type PartnerProbe, probeMesh } from './mesh.js';
 import { localPortRange } from './port-range.js';
+import { untilRegistryCloses } from './registry-closes.js';
 import { joinRound } from './round.js';
 
 /** Connections at a node's ephemeral port that have not said hello yet; more push the oldest out. */
@@ -265,8 +267,18 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       bandwidth: { windowMs, minMbps: input.minBandwidthMbps },
     });
     // The master's service stays until every member has its roster (a sampled
-    // roster's partners may be done long before the last node has it).
+    // roster's partners may be done long before the last node has it), and
+    // the other nodes hand the port to torch's store only once it has closed.
     if (registry !== null) await untilDeadline(registry.allDelivered, deadline);
+    else if (meshed.partners.every(passed)) {
+      await untilRegistryCloses({
+        meeting,
+        localAddress: decision.address,
+        selfName: self.name,
+        deadline,
+        logger: input.logger,
+      });
+    }
     return {
       kind: 'mesh',
       partners: meshed.partners,
@@ -276,6 +288,11 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
   } finally {
     await Promise.all(opened.map((service) => service.close()));
   }
+}
+
+/** Every leg to the partner answered: this node's check will pass, and its launcher start. */
+function passed(partner: PartnerProbe): boolean {
+  return partner.outbound.ok && partner.inbound.ok && partner.devices.every((leg) => leg.ok);
 }
 
 /** SPEC "Real jobs": the log says that the job starts below MAX. */

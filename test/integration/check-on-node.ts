@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { VerifyReport } from '../../src/verify/report.js';
 import type { Lab } from '../lab/netns.js';
 
-const CLI = fileURLToPath(new URL('../../bin/nccl-run.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../bin/nccl-run.js', import.meta.url));
 /** SPEC: ./nccl-run.env is read by default; none may leak in from the checkout. */
 const CWD = mkdtempSync(join(tmpdir(), 'ncr-check-on-node-'));
 

@@ -16,14 +16,14 @@
  * Every run is bounded; waits are on observable state (a connection the
  * master holds, a port listening).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PROTOCOL_VERSION } from '../../src/probe/protocol.js';
 import { Lab, netnsUnavailable } from '../lab/netns.js';
 import { tier } from '../lab/tier.js';
-import { type CheckRun, startCheck } from './check-on-node.js';
+import { type CheckRun, CLI, startCheck } from './check-on-node.js';
 
 const HOSTS = ['a', 'b', 'c', 'd'] as const;
 type Host = (typeof HOSTS)[number];
@@ -378,6 +378,55 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
     ]);
   });
 
+  it("a worker whose check passes before the master's starts its launcher only once the master's registry has closed: torch's store client never reaches the probe", async () => {
+    // node-c's first SYN to node-a's ephemeral port is dropped: its dial
+    // connects with the retransmission a second later, and the master's
+    // check waits for it, a second past node-b's (the ring is a → b → c → a;
+    // nothing of b's legs or a's stream to b is held up), whose launcher
+    // would start while the master's registry still answers.
+    const port = 29495;
+    const dir = mkdtempSync(join(tmpdir(), 'ncr-vj-store-'));
+    const launcher = join(dir, 'store-client.mjs');
+    writeFileSync(launcher, STORE_CLIENT, { mode: 0o755 });
+    const worker = (host: Host, rank: number) =>
+      lab.exec(
+        host,
+        'unshare',
+        [
+          ...['--uts', 'sh', '-c', 'hostname "$1" && shift && exec "$@"', 'sh', `node-${host}`],
+          // The shell entry: it execs the launcher on every Node.
+          ...[join(dirname(CLI), 'nccl-run'), '--log-format', 'json', '--torchrun', launcher],
+          ...fixed(port, 3, '30s')(rank),
+        ],
+        {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '' },
+          extendEnv: false,
+          reject: false,
+          timeout: 60_000,
+        },
+      );
+    const firstSyn = [
+      ...['OUTPUT', '-d', DATA.a, '-p', 'tcp', '--syn', '--dport', '32768:60999'],
+      ...['-m', 'statistic', '--mode', 'nth', '--every', '1000', '--packet', '0', '-j', 'DROP'],
+    ];
+    await lab.exec('c', 'iptables', ['-A', ...firstSyn]);
+    const [master, ...workers] = await Promise.all([
+      check('a', fixed(port, 3, '30s')(0)),
+      worker('b', 1),
+      worker('c', 2),
+    ]).finally(async () => {
+      await lab.exec('c', 'iptables', ['-D', ...firstSyn]);
+      rmSync(dir, { recursive: true, force: true });
+    });
+    expect(master.code, JSON.stringify(master.error)).toBe(0);
+    for (const run of workers) {
+      expect(run.exitCode, String(run.stderr)).toBe(0);
+      // Refused: the registry had closed, and nothing else holds the port (the master ran `check`).
+      expect(String(run.stdout).trim()).toBe('ECONNREFUSED');
+    }
+  });
+
   it('two jobs with rank 0 on one host at adjacent master ports, and two jobs sharing a node at the default port, all pass', async () => {
     const job = (master: Host, port: number, nodes: Host[]) =>
       nodes.map((host, rank) =>
@@ -425,4 +474,17 @@ for (let waited = 0; ; waited += 100) {
   if (waited > 30000) throw new Error('no master');
   await new Promise((r) => setTimeout(r, 100));
 }
+`;
+
+/**
+ * The launcher of a worker in the hand-over test: dials the master's port at
+ * once, as torch's TCPStore client would, and prints what it met there:
+ * ECONNREFUSED, or `connected` (the probe registry still listening).
+ */
+const STORE_CLIENT = `#!/usr/bin/env node
+import { connect } from 'node:net';
+const arg = (name) => process.argv.find((a) => a.startsWith('--' + name + '='))?.split('=')[1];
+const socket = connect({ host: arg('master_addr'), port: Number(arg('master_port')) });
+socket.on('connect', () => { console.log('connected'); socket.destroy(); });
+socket.on('error', (error) => console.log(error.code));
 `;

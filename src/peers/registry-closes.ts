@@ -1,0 +1,52 @@
+/**
+ * Handing the rendezvous port over, on a node that does not host the
+ * store: its check has passed, but the master's registry still answers at
+ * the port torch's store will take, until the master's own check ends (its
+ * mesh, every roster delivered). A launcher exec'd now could reach the
+ * registry instead of the store, and torch's TCPStore client takes a
+ * connection closed in its handshake as fatal. So the node waits, looking
+ * at the port as it joined it, until the registry no longer answers there:
+ * a refusal (the master's registry has closed), or anything that is not
+ * the probe (torch's store has bound the port). torch's client retries a
+ * refused connect, so the launcher may start at once then.
+ */
+import type { Logger } from '../log.js';
+import { dialOnce } from '../probe/dial.js';
+import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
+import { endpointText } from '../reach/endpoint.js';
+import type { MeetingPoint } from './meeting-point.js';
+
+/** Between looks at the port: the launcher's start is delayed by at most this after the master's registry closes. */
+const LOOK_EVERY_MS = 100;
+/** One look: a registry answers a hello in a round trip (a look may end this much past the deadline). */
+const LOOK_MS = 1_000;
+
+export async function untilRegistryCloses(input: {
+  meeting: MeetingPoint;
+  localAddress: string;
+  selfName: string;
+  deadline: Deadline;
+  logger: Logger;
+}): Promise<void> {
+  const { meeting, deadline, logger } = input;
+  const began = performance.now();
+  while (!deadline.passed()) {
+    const look = await dialOnce({
+      target: meeting.target,
+      localAddress: input.localAddress,
+      token: meeting.token,
+      selfName: input.selfName,
+      attemptMs: LOOK_MS,
+    });
+    if (!look.ok) {
+      logger.debug(
+        `the master's probe registry at ${endpointText(meeting.target)} has closed (${look.error}) ${formatSeconds(performance.now() - began)} after this node's check passed: the port is torch's store's`,
+      );
+      return;
+    }
+    await sleepUntil(LOOK_EVERY_MS, deadline);
+  }
+  logger.warn(
+    `the master's probe registry still answers at ${endpointText(meeting.target)} at the end of --verify-timeout: its check has not ended, and this node's launcher may reach the registry instead of torch's store`,
+  );
+}

@@ -1,0 +1,87 @@
+/**
+ * A node whose check passed waits, before its launcher starts, until the
+ * master's registry no longer answers at the rendezvous port (over
+ * loopback, with the real probe service): it returns once the port refuses
+ * or answers as something else (torch's store), and never while the
+ * registry answers.
+ */
+import { createServer, type Server } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MeetingPoint } from '../../../src/peers/meeting-point.js';
+import { untilRegistryCloses } from '../../../src/peers/registry-closes.js';
+import { type ProbeService, startProbeService } from '../../../src/probe/service.js';
+import { deadlineIn } from '../../../src/reach/clock.js';
+import { capturingLogger } from '../../fixtures/loopback.js';
+
+const TOKEN = '0123456789abcdef0123456789abcdef';
+let service: ProbeService | null = null;
+let store: Server | null = null;
+afterEach(async () => {
+  await service?.close();
+  service = null;
+  store?.close();
+  store = null;
+});
+
+const meeting = (port: number) =>
+  ({ target: { address: '127.0.0.1', port }, token: TOKEN }) as MeetingPoint;
+
+/** The master's service at the rendezvous port answers hellos there (peers/round.ts). */
+const registryAt = () =>
+  startProbeService({ host: '127.0.0.1', port: 0, token: TOKEN, maxPending: 8, onHello: () => {} });
+
+const wait = (port: number, deadlineMs: number) => {
+  const { logger, lines } = capturingLogger('debug');
+  const waiting = untilRegistryCloses({
+    meeting: meeting(port),
+    localAddress: '127.0.0.1',
+    selfName: 'gpu-b',
+    deadline: deadlineIn(deadlineMs),
+    logger,
+  });
+  return { waiting, lines };
+};
+
+describe('untilRegistryCloses', () => {
+  it('waits while the registry answers, and returns once it has closed', async () => {
+    service = await registryAt();
+    const { port } = service;
+    const { waiting, lines } = wait(port, 10_000);
+    let returned = false;
+    void waiting.then(() => {
+      returned = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(returned).toBe(false);
+    const closed = performance.now();
+    await service.close();
+    service = null;
+    await waiting;
+    // One look every 100 ms: the wait ends within a look or two of the close.
+    expect(performance.now() - closed).toBeLessThan(1_000);
+    expect(lines.join('\n')).toMatch(/registry at 127\.0\.0\.1:\d+ has closed \(refused\)/);
+  });
+
+  it("returns once torch's store has taken the port (a connection that does not answer as the probe)", async () => {
+    service = await registryAt();
+    const { port } = service;
+    const { waiting, lines } = wait(port, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await service.close();
+    service = null;
+    // TCPStore reads our hello as a bad request and closes.
+    store = createServer((socket) => socket.once('data', () => socket.destroy()));
+    await new Promise<void>((resolve) => store?.listen(port, '127.0.0.1', resolve));
+    await waiting;
+    expect(lines.join('\n')).toMatch(/has closed \((refused|no handshake)\)/);
+  });
+
+  it('warns at the deadline where the registry still answers, and lets the launch go on', async () => {
+    service = await registryAt();
+    const { waiting, lines } = wait(service.port, 500);
+    await waiting;
+    expect(lines.join('\n')).toMatch(
+      /still answers at 127\.0\.0\.1:\d+ at the end of --verify-timeout/,
+    );
+  });
+});
