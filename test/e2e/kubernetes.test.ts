@@ -352,9 +352,9 @@ tier(
      * name with every network's address, in an order that changes from run to
      * run, so plain torchrun would sometimes take net1 by chance.
      */
-    async function play(pod: JobPod, dir: string, before = ''): Promise<void> {
+    async function play(pod: JobPod, dir: string, cancelSignal?: AbortSignal): Promise<void> {
       const file = join(dir, `${pod.name}.yaml`);
-      writeFileSync(file, `${before}${podYaml(pod)}`);
+      writeFileSync(file, podYaml(pod));
       await podman(
         [
           'kube',
@@ -366,7 +366,7 @@ tier(
           'data:interface_name=net1',
           file,
         ],
-        podSysctls(pod, dir),
+        { ...podSysctls(pod, dir), ...(cancelSignal && { cancelSignal }) },
       );
     }
 
@@ -541,12 +541,13 @@ tier(
       {
         initContainers,
         workerFirst = false,
-        before = '',
+        cancelSignal,
         afterWorkers,
       }: {
         initContainers: boolean;
         workerFirst?: boolean;
-        before?: string;
+        /** Stops the plays still running (one stuck on podman's locks) when the test ends. */
+        cancelSignal?: AbortSignal;
         afterWorkers?: () => Promise<void>;
       },
     ): Promise<Promise<Error | null>[]> {
@@ -555,7 +556,7 @@ tier(
       const plays: Promise<Error | null>[] = [];
       for (const pod of order) {
         if (pod === master && workerFirst) await afterWorkers?.();
-        const playing = play(pod, dir, pod === master ? before : '').then(
+        const playing = play(pod, dir, cancelSignal).then(
           () => null,
           (error: Error) => error,
         );
@@ -613,7 +614,7 @@ tier(
         kind = 'pytorchjob',
         control = false,
         edit,
-        before: firstDocs = '',
+        first = '',
         volumes = [],
         initContainers = false,
         workerFirst = false,
@@ -625,8 +626,13 @@ tier(
         initContainers?: boolean;
         control?: boolean;
         edit?: (container: JobPod['manifest']['spec']['containers'][number]) => void;
-        /** YAML documents played before the master pod, in its file. */
-        before?: string;
+        /**
+         * YAML documents played on their own before the pods, as a Secret is
+         * in the cluster before the pods that mount it. (In the master pod's
+         * file, podman 4.3 at times deadlocked that play against the
+         * worker's, which mounts the same secret: both pods then stuck.)
+         */
+        first?: string;
         /**
          * The worker's pod is played first, and the master's only once the
          * worker's pre-flight has logged that the master's name does not
@@ -657,13 +663,19 @@ tier(
         { kind, volumes, initContainers },
       );
       const [master, worker] = pods as [JobPod, JobPod];
+      const stopPlays = new AbortController();
       try {
+        if (first !== '') {
+          const file = join(dir, 'first.yaml');
+          writeFileSync(file, first);
+          await podman(['kube', 'play', file]);
+        }
         const played = performance.now();
         let nameWait = '';
         const plays = await playPods(pods, dir, {
           initContainers,
           workerFirst,
-          before: firstDocs,
+          cancelSignal: stopPlays.signal,
           afterWorkers: async () => {
             const logs = await waitForLogs(
               [worker],
@@ -752,6 +764,8 @@ tier(
         };
       } finally {
         const removing = performance.now();
+        // A play still running holds its pod's lock, and `pod rm` would wait on it.
+        stopPlays.abort();
         await removePods(pods);
         console.log(
           `kubernetes tier: pods removed in ${((performance.now() - removing) / 1000).toFixed(1)} s`,
@@ -912,7 +926,7 @@ tier(
       });
       try {
         const job = await gloo('secret', {
-          before: `${secret}---\n`,
+          first: secret,
           // The template's pre-flight too: the operator gives it none of its variables, the labels do.
           initContainers: true,
           edit: (container) => {
