@@ -232,10 +232,20 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
     }
     const { roster } = joined;
     const rendezvous = { nodes: roster.nodes, expected: roster.expected, late: roster.late };
+    // Where this node's launcher starts next, not while the master's registry is at its port.
+    const handOver = () =>
+      untilRegistryCloses({
+        meeting,
+        localAddress: decision.address,
+        selfName: input.nodeName,
+        deadline,
+        logger: input.logger,
+      });
     if (roster.late) {
       input.logger.warn(
         `the rendezvous had completed with ${roster.nodes} of ${roster.expected} nodes before this node (${input.nodeName}) registered: it is not part of this check, and torch puts it on the wait list for the next round`,
       );
+      if (registry === null) await handOver();
       return { kind: 'mesh', partners: [], warnings: [], rendezvous };
     }
     const self = joined.members.find(
@@ -245,6 +255,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
       input.logger.warn(
         `this node (${input.nodeName}) is not among the --peers the master restricts the check to (${input.restrict.join(', ') || 'its own list'}): nothing was checked from here`,
       );
+      if (registry === null) await handOver();
       return { kind: 'mesh', partners: [], warnings: [], rendezvous };
     }
     const warnings: string[] = [];
@@ -271,13 +282,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
     // the other nodes hand the port to torch's store only once it has closed.
     if (registry !== null) await untilDeadline(registry.allDelivered, deadline);
     else if (meshed.partners.every(passed)) {
-      await untilRegistryCloses({
-        meeting,
-        localAddress: decision.address,
-        selfName: self.name,
-        deadline,
-        logger: input.logger,
-      });
+      await handOver();
     }
     return {
       kind: 'mesh',
