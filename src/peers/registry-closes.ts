@@ -40,7 +40,7 @@ export async function untilRegistryCloses(input: {
     });
     if (!look.ok) {
       logger.debug(
-        `the master's probe registry at ${endpointText(meeting.target)} has closed (${look.error}) ${formatSeconds(performance.now() - began)} after this node's check passed: the port is torch's store's`,
+        `the master's probe registry at ${endpointText(meeting.target)} has closed (${look.error}), waited for ${formatSeconds(performance.now() - began)}: the port is torch's store's`,
       );
       return;
     }

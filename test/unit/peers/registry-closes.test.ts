@@ -57,8 +57,8 @@ describe('untilRegistryCloses', () => {
     await service.close();
     service = null;
     await waiting;
-    // One look every 100 ms: the wait ends within a look or two of the close.
-    expect(performance.now() - closed).toBeLessThan(1_000);
+    // At the close, not at the 10 s deadline.
+    expect(performance.now() - closed).toBeLessThan(5_000);
     expect(lines.join('\n')).toMatch(/registry at 127\.0\.0\.1:\d+ has closed \(refused\)/);
   });
 
