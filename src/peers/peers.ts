@@ -238,6 +238,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
         meeting,
         localAddress: decision.address,
         selfName: input.nodeName,
+        nodes: roster.nodes,
         deadline,
         logger: input.logger,
       });

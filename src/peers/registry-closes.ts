@@ -16,15 +16,31 @@ import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
 import { endpointText } from '../reach/endpoint.js';
 import type { MeetingPoint } from './meeting-point.js';
 
-/** Between looks at the port: the launcher's start is delayed by at most this after the master's registry closes. */
+/** Between looks at the port, in a small job: the launcher starts at most this long after the registry closed. */
 const LOOK_EVERY_MS = 100;
+/**
+ * The looks the master's registry meets at most, every waiting node
+ * together: a large job's nodes look less often (4,096 nodes: about once a
+ * second), each a connection, a hello and a welcome. A launcher that starts
+ * that much later loses nothing: the master's own torch takes longer to
+ * import and bind its store.
+ */
+const LOOKS_PER_SECOND = 4_000;
 /** One look: a registry answers a hello in a round trip (a look may end this much past the deadline). */
 const LOOK_MS = 1_000;
+
+/** The pause before the next look, spread ±50 % so that the nodes' looks do not come in waves. */
+export function lookEveryMs(nodes: number, random = Math.random()): number {
+  const every = Math.max(LOOK_EVERY_MS, (nodes / LOOKS_PER_SECOND) * 1_000);
+  return every * (0.5 + random);
+}
 
 export async function untilRegistryCloses(input: {
   meeting: MeetingPoint;
   localAddress: string;
   selfName: string;
+  /** The rendezvous' nodes: how many may be looking. */
+  nodes: number;
   deadline: Deadline;
   logger: Logger;
 }): Promise<void> {
@@ -44,7 +60,7 @@ export async function untilRegistryCloses(input: {
       );
       return;
     }
-    await sleepUntil(LOOK_EVERY_MS, deadline);
+    await sleepUntil(lookEveryMs(input.nodes), deadline);
   }
   logger.warn(
     `the master's probe registry still answers at ${endpointText(meeting.target)} at the end of --verify-timeout: its check has not ended, and this node's launcher may reach the registry instead of torch's store`,

@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MeetingPoint } from '../../../src/peers/meeting-point.js';
-import { untilRegistryCloses } from '../../../src/peers/registry-closes.js';
+import { lookEveryMs, untilRegistryCloses } from '../../../src/peers/registry-closes.js';
 import { type ProbeService, startProbeService } from '../../../src/probe/service.js';
 import { deadlineIn } from '../../../src/reach/clock.js';
 import { capturingLogger } from '../../fixtures/loopback.js';
@@ -36,6 +36,7 @@ const wait = (port: number, deadlineMs: number) => {
     meeting: meeting(port),
     localAddress: '127.0.0.1',
     selfName: 'gpu-b',
+    nodes: 2,
     deadline: deadlineIn(deadlineMs),
     logger,
   });
@@ -83,5 +84,12 @@ describe('untilRegistryCloses', () => {
     expect(lines.join('\n')).toMatch(
       /still answers at 127\.0\.0\.1:\d+ at the end of --verify-timeout/,
     );
+  });
+
+  it('looks every 100 ms (±50 %) in a small job, and less often in a large one: at most 4,000 looks a second at the master', () => {
+    expect(lookEveryMs(2, 0.5)).toBe(100);
+    expect([lookEveryMs(256, 0), lookEveryMs(256, 0.999)]).toEqual([50, expect.closeTo(149.9)]);
+    expect(lookEveryMs(4_096, 0.5)).toBe(1_024);
+    expect(lookEveryMs(16_384, 0.5)).toBe(4_096);
   });
 });
