@@ -3,10 +3,10 @@
  * FormatMap: `key="value"` lines, %q-quoted, sorted by key), read from real
  * files; the wait re-reads a file another writer fills, as kubelet's refresh does.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   parseAnnotationFile,
   readNetworkStatus,
@@ -33,6 +33,7 @@ const annotationsFile = (extra: Record<string, string> = {}) =>
     .join('\n');
 
 const dir = mkdtempSync(join(tmpdir(), 'network-status-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const write = (name: string, text: string) => {
   const file = join(dir, name);
   writeFileSync(file, text);

@@ -5,10 +5,10 @@
  * reads the real file PBS_NODEFILE names, as PBS Pro and Torque write it
  * (a host per line, once per slot), with PBS_NODENUM as pbsdsh sets it.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ClusterInfo, Scheduler } from '../../../src/cluster/scheduler.js';
 import { detectCluster, SCHEDULERS } from '../../../src/cluster/schedulers.js';
 import { readJobShape } from '../../../src/job/read-job-shape.js';
@@ -40,6 +40,7 @@ const pbs: Scheduler = {
 
 describe('a scheduler is one module behind one interface', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nccl-run-pbs-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const nodefile = join(dir, 'nodefile');
   writeFileSync(nodefile, 'cn07\ncn07\ncn08\ncn08\ncn09\ncn09\n');
   const env = { PBS_NODEFILE: nodefile, PBS_JOBID: '1234.pbs01', PBS_NODENUM: '2' };

@@ -5,10 +5,10 @@
  * credential is munge-decode.test.ts's; what the registry admits,
  * admission.test.ts's.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { mungeEncode, mungeSocketIn, slurmCredential } from '../../../src/membership/munge.js';
 import { unsignedRegistration } from '../../fixtures/registration.js';
 import { mungeUnavailable } from '../../lab/munged.js';
@@ -16,6 +16,7 @@ import { tier } from '../../lab/tier.js';
 
 describe('mungeSocketIn', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ncr-munge-conf-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const conf = (name: string, text: string) => {
     writeFileSync(join(dir, name), text);
     return join(dir, name);

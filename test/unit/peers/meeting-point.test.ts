@@ -6,10 +6,10 @@
  * Slurm a MUNGE credential where munge made one, a warning where it could
  * not.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors.js';
 import { storeRole } from '../../../src/job/store-role.js';
 import { jobToken } from '../../../src/membership/token.js';
@@ -18,6 +18,7 @@ import { makeJob } from '../../fixtures/job-shape.js';
 
 const parts = { master: { host: 'node01', port: 29500 }, jobId: '7002', probePort: 29500 };
 const dir = mkdtempSync(join(tmpdir(), 'ncr-probe-secret-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);
