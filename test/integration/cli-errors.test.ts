@@ -25,21 +25,24 @@ async function ncclRun(
   const cwd = mkdtempSync(join(tmpdir(), 'nccl-run-errors-'));
   const report = join(cwd, 'report.json');
   const flag = torchrun === null ? [] : ['--torchrun', torchrun];
-  const result = await execa(bin, [...flag, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', FIXTURE_REPORT: report, ...env },
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 20_000,
-  });
-  return {
-    status: result.exitCode,
-    stdout: result.stdout,
-    stderr: result.stderr,
-    launched: existsSync(report),
-    cwd,
-  };
+  try {
+    const result = await execa(bin, [...flag, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', FIXTURE_REPORT: report, ...env },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 20_000,
+    });
+    return {
+      status: result.exitCode,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      launched: existsSync(report),
+    };
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
 }
 
 const rows: [string, string[], Record<string, string>, number, RegExp][] = [
@@ -267,7 +270,13 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
   ])('an env file with %s is 78 before anything runs', async (_name, text, message) => {
     const dir = mkdtempSync(join(tmpdir(), 'nccl-run-envfile-'));
     writeFileSync(join(dir, 'job.env'), text);
-    const result = await ncclRun(['--env-file', join(dir, 'job.env'), '--iface', 'lo', 'train.py']);
+    const result = await ncclRun([
+      '--env-file',
+      join(dir, 'job.env'),
+      '--iface',
+      'lo',
+      'train.py',
+    ]).finally(() => rmSync(dir, { recursive: true, force: true }));
     expect(result.status).toBe(78);
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -277,15 +286,19 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
   it('init takes only --out, --force, --port-range and --help: anything else is refused, and nothing is written', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'nccl-run-init-'));
     const out = join(cwd, 'job.sbatch');
-    const result = await execa(bin, ['init', 'slurm', '--out', out, '--iface', 'eth0'], {
-      cwd,
-      reject: false,
-    });
-    expect(result.exitCode).toBe(64);
-    expect(result.stderr).toBe(
-      "nccl-run: init: unexpected '--iface'; init takes TEMPLATE [--out PATH] [--force] [--port-range LOW-HIGH]",
-    );
-    expect(existsSync(out)).toBe(false);
+    try {
+      const result = await execa(bin, ['init', 'slurm', '--out', out, '--iface', 'eth0'], {
+        cwd,
+        reject: false,
+      });
+      expect(result.exitCode).toBe(64);
+      expect(result.stderr).toBe(
+        "nccl-run: init: unexpected '--iface'; init takes TEMPLATE [--out PATH] [--force] [--port-range LOW-HIGH]",
+      );
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   it('reads ./nccl-run.env from the working directory', async () => {
@@ -296,7 +309,7 @@ describe('bad input through the CLI: one line, the exit status of SPEC, nothing 
       reject: false,
       extendEnv: false,
       env: { PATH: process.env.PATH ?? '' },
-    });
+    }).finally(() => rmSync(cwd, { recursive: true, force: true }));
     expect(result.exitCode).toBe(78);
     expect(result.stderr).toMatch(
       /NCCL_RUN_VERIFY in .*nccl-run\.env: bad value 'sometimes': expected one of none, local, master, peers/,
