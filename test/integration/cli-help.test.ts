@@ -2,7 +2,7 @@
  * What a new user types first: --help, --version, and bash completion
  * through the real script yargs writes, completed by the real bash.
  */
-import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,18 +62,22 @@ describe('help, version and completion', () => {
   it('bash completes our options from the script `nccl-run completion` prints', async () => {
     // The script calls `nccl-run` by name, as installed on PATH.
     const onPath = mkdtempSync(join(tmpdir(), 'nccl-run-path-'));
-    symlinkSync(bin, join(onPath, 'nccl-run'));
-    const script = (await execa(bin, ['completion'])).stdout;
-    const { stdout } = await execa(
-      'bash',
-      [
-        '-c',
-        `${script}\nCOMP_WORDS=(nccl-run --verify-t); COMP_CWORD=1; _nccl-run_yargs_completions; echo "\${COMPREPLY[@]}"`,
-      ],
-      {
-        env: { PATH: `${onPath}:${process.env.PATH}` },
-      },
-    );
-    expect(stdout.trim()).toBe('--verify-timeout');
+    try {
+      symlinkSync(bin, join(onPath, 'nccl-run'));
+      const script = (await execa(bin, ['completion'])).stdout;
+      const { stdout } = await execa(
+        'bash',
+        [
+          '-c',
+          `${script}\nCOMP_WORDS=(nccl-run --verify-t); COMP_CWORD=1; _nccl-run_yargs_completions; echo "\${COMPREPLY[@]}"`,
+        ],
+        {
+          env: { PATH: `${onPath}:${process.env.PATH}` },
+        },
+      );
+      expect(stdout.trim()).toBe('--verify-timeout');
+    } finally {
+      rmSync(onPath, { recursive: true, force: true });
+    }
   });
 });

@@ -6,7 +6,7 @@
  * a mount namespace whose /dev/shm is a read-only tmpfs, as a container
  * run with a read-only /dev/shm has it.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +50,9 @@ async function onReadOnlyShm(command: '' | 'explain' | 'check', args: string[]) 
       timeout: 30_000,
     },
   );
-  return { ...result, launched: existsSync(report) };
+  const launched = existsSync(report);
+  rmSync(cwd, { recursive: true, force: true });
+  return { ...result, launched };
 }
 
 const JOB = ['--nnodes=1', '--nproc_per_node=2', 'train.py'];
