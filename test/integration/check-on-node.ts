@@ -4,10 +4,10 @@
  * node's (nccl-run names itself by it in the mesh), and a mount namespace
  * where what sysfs says about a NIC's speed may be replaced by a bind mount
  * (shared/LAB.md). The environment is PATH and what the test gives (Slurm's
- * variables, say); the working directory holds no nccl-run.env. Every run
- * is bounded.
+ * variables, say); the working directory, a folder of the run's own removed
+ * when it ends, holds no nccl-run.env. Every run is bounded.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +15,6 @@ import type { VerifyReport } from '../../src/verify/report.js';
 import type { Lab } from '../lab/netns.js';
 
 export const CLI = fileURLToPath(new URL('../../bin/nccl-run.js', import.meta.url));
-/** SPEC: ./nccl-run.env is read by default; none may leak in from the checkout. */
-const CWD = mkdtempSync(join(tmpdir(), 'ncr-check-on-node-'));
 
 export interface CheckRun {
   code: number;
@@ -47,6 +45,8 @@ export function startCheck(lab: Lab, host: string, options: CheckOptions): Promi
   );
   const prelude = options.prelude === undefined ? '' : `${options.prelude} && `;
   const script = `hostname "$1" && shift && ${prelude}${mounts.join('')}exec node "$@"`;
+  // SPEC: ./nccl-run.env is read by default; none may leak in from the checkout.
+  const cwd = mkdtempSync(join(tmpdir(), 'ncr-check-on-node-'));
   const child = lab.exec(
     host,
     'unshare',
@@ -55,7 +55,7 @@ export function startCheck(lab: Lab, host: string, options: CheckOptions): Promi
       ...[CLI, 'check', '--json', '--log-format', 'json', ...options.args],
     ],
     {
-      cwd: CWD,
+      cwd,
       env: { PATH: process.env.PATH ?? '', ...options.env },
       extendEnv: false,
       reject: false,
@@ -63,7 +63,8 @@ export function startCheck(lab: Lab, host: string, options: CheckOptions): Promi
       ...(options.cancelSignal && { cancelSignal: options.cancelSignal }),
     },
   );
-  return child.then((result) => {
+  const ended = child.finally(() => rmSync(cwd, { recursive: true, force: true }));
+  return ended.then((result) => {
     const stdout = String(result.stdout).trim();
     const logs = String(result.stderr)
       .split('\n')
