@@ -227,21 +227,26 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
 
   it('with --probe-secret-file, a stranger who computes the public token and claims rank 1 is turned away; the real rank 1 passes', async () => {
     const port = 29450;
-    const secret = join(mkdtempSync(join(tmpdir(), 'ncr-secret-')), 'probe-secret');
+    const dir = mkdtempSync(join(tmpdir(), 'ncr-secret-'));
+    const secret = join(dir, 'probe-secret');
     writeFileSync(secret, 'a Kubernetes Secret, mounted on every pod\n');
     const rank = fixed(port, 2, '30s', 'node-a', ['--probe-secret-file', secret]);
     const master = check('a', rank(0));
-    const stranger = await strangerAt('c', port, { rank: 1, address: DATA.b, port: 40_000 });
-    expect(stranger).toEqual({ v: PROTOCOL_VERSION, kind: 'reject', reason: 'token' });
-    const worker = await check('b', rank(1));
-    const fromMaster = await master;
-    for (const run of [fromMaster, worker]) {
-      expect(run.code, JSON.stringify(run.error)).toBe(0);
-      expect(run.logs.map((line) => line.msg)).toContainEqual(
-        `probe membership: every node proves the job's shared secret (${secret}); a process without it is no member`,
-      );
+    try {
+      const stranger = await strangerAt('c', port, { rank: 1, address: DATA.b, port: 40_000 });
+      expect(stranger).toEqual({ v: PROTOCOL_VERSION, kind: 'reject', reason: 'token' });
+      const worker = await check('b', rank(1));
+      const fromMaster = await master;
+      for (const run of [fromMaster, worker]) {
+        expect(run.code, JSON.stringify(run.error)).toBe(0);
+        expect(run.logs.map((line) => line.msg)).toContainEqual(
+          `probe membership: every node proves the job's shared secret (${secret}); a process without it is no member`,
+        );
+      }
+      expect(probes(fromMaster)).toEqual([expect.objectContaining({ peer: 'node-b', ok: true })]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    expect(probes(fromMaster)).toEqual([expect.objectContaining({ peer: 'node-b', ok: true })]);
   });
 
   /** A stranger on `host` that knows the job (node-a:PORT) registers a claim; the registry's first answer. */
