@@ -85,7 +85,11 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
     await cluster?.stop();
   });
 
-  /** A fresh submit dir, and the environment a user's shell would hand sbatch. */
+  /**
+   * A fresh submit dir, and the environment a user's shell would hand sbatch,
+   * with a TMPDIR in the cluster's folder, removed with it: torchrun's agent
+   * makes its log folder there (torchelastic_*, which it never removes).
+   */
   function jobSetup(env: Record<string, string> = {}): {
     dir: string;
     env: Record<string, string>;
@@ -97,6 +101,7 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
       env: {
         PATH: `${pathDir}:${process.env.PATH}`,
         HOME: process.env.HOME ?? '/root',
+        TMPDIR: cluster.workdir('tmp'),
         ...env,
       },
     };

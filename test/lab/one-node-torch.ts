@@ -2,10 +2,16 @@
  * One lab node (a network namespace of its own, traffic on its loopback
  * only) running a torch stack's real torchrun, alone or behind nccl-run, for
  * the tiers that check what each torch does with a one-node job
- * (test/e2e/port-zero.test.ts, one-node-master.test.ts).
+ * (test/e2e/port-zero.test.ts, one-node-master.test.ts). Its TMPDIR is a
+ * folder of the lab's own inside the checkout, which a lab root's chroot
+ * sees at the same path: torchrun's agent makes its log folder there
+ * (torchelastic_*, which it never removes), and it goes with the lab.
  */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
+import { CHECKOUT } from './debian-root.js';
 import { Lab } from './netns.js';
 import { type TorchVersion, torchStack } from './torch-job.js';
 
@@ -17,16 +23,20 @@ export const PORT_REPORT = fileURLToPath(new URL('../fixtures/port-report.py', i
 export function oneNodeTorch(version: TorchVersion, tag: string) {
   const lab = new Lab(tag);
   const stack = () => torchStack(version);
+  let tmp = '';
   beforeAll(async () => {
+    mkdirSync(join(CHECKOUT, '.lab-tmp'), { recursive: true });
+    tmp = mkdtempSync(join(CHECKOUT, '.lab-tmp', `${tag}-`));
     await lab.host('n');
   });
   afterAll(async () => {
     await lab.cleanup();
+    if (tmp !== '') rmSync(tmp, { recursive: true, force: true });
   });
 
   const run = (command: string, args: readonly string[]) =>
     lab.exec('n', command, args, {
-      env: { PATH: process.env.PATH ?? '', ...stack().env },
+      env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, ...stack().env },
       extendEnv: false,
       reject: false,
       timeout: 120_000,

@@ -19,10 +19,19 @@
  * management addresses, as a cluster's DNS typically does; torchrun's c10d
  * rendezvous hands workers the rank-0 agent's hostname, which must resolve.
  *
+ * Every command gets a TMPDIR of the lab's own, inside the checkout, where a
+ * lab root's chroot sees it at the same path (torchrun-in-root.sh binds the
+ * checkout): torchrun's agent makes its log folder there (torchelastic_*,
+ * which it never removes), and so does anything else a node makes in TMPDIR.
+ *
  * Every step is bounded in time; a failed setup removes what it made, and
- * `cleanup()` removes the namespaces and /etc/netns files (safe to call twice).
+ * `cleanup()` removes the namespaces, /etc/netns files and that TMPDIR (safe
+ * to call twice).
  */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Options as ExecaOptions, execa } from 'execa';
+import { CHECKOUT } from './debian-root.js';
 import { Lab } from './netns.js';
 
 export type NodeName = 'A' | 'B';
@@ -68,10 +77,14 @@ const NODES: Record<NodeName, Omit<LabNode, 'namespace'>> = {
 export class TwoNodeLab {
   readonly a: LabNode;
   readonly b: LabNode;
+  /** TMPDIR of every command on both nodes (run()). */
+  readonly tmp: string;
 
   private constructor(private readonly lab: Lab) {
     this.a = { ...NODES.A, namespace: lab.ns('A') };
     this.b = { ...NODES.B, namespace: lab.ns('B') };
+    mkdirSync(join(CHECKOUT, '.lab-tmp'), { recursive: true });
+    this.tmp = mkdtempSync(join(CHECKOUT, '.lab-tmp', 'two-node-'));
   }
 
   /** Builds both nodes and their links; on any failure removes what it made and throws. */
@@ -92,7 +105,8 @@ export class TwoNodeLab {
 
   /**
    * Runs a command on a node: inside its network namespace, with its
-   * /etc/hosts and its own hostname. Options go to execa unchanged.
+   * /etc/hosts, its own hostname and the lab's TMPDIR (unless `options.env`
+   * names another). Other options go to execa unchanged.
    */
   run(node: NodeName, command: string, args: readonly string[], options: ExecaOptions = {}) {
     const { namespace, hostname } = this.node(node);
@@ -112,7 +126,7 @@ export class TwoNodeLab {
         command,
         ...args,
       ],
-      options,
+      { ...options, env: { TMPDIR: this.tmp, ...options.env } },
     );
   }
 
@@ -177,9 +191,10 @@ export class TwoNodeLab {
     }
   }
 
-  /** Removes both namespaces (killing what runs in them) and their /etc/netns files. */
-  cleanup(): Promise<void> {
-    return this.lab.cleanup();
+  /** Removes both namespaces (killing what runs in them), their /etc/netns files and the lab's TMPDIR. */
+  async cleanup(): Promise<void> {
+    await this.lab.cleanup();
+    rmSync(this.tmp, { recursive: true, force: true });
   }
 
   /**
