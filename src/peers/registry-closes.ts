@@ -6,12 +6,17 @@
  * registry instead of the store, and torch's TCPStore client takes a
  * connection closed in its handshake as fatal. So the node waits, looking
  * at the port as it joined it, until the registry no longer answers there:
- * a refusal (the master's registry has closed), or anything that is not
- * the probe (torch's store has bound the port). torch's client retries a
- * refused connect, so the launcher may start at once then.
+ * a refusal (the master's registry has closed), or a connection closed
+ * or answered as no probe does (torch's store has bound the port: the
+ * TCPStore of torch 1.13, 2.6 and 2.14 resets a connection whose first
+ * bytes are our hello within a millisecond, tried here). A look that no answer settles in
+ * its time proves neither: a busy master's registry answers late, so the
+ * node looks again. torch's client retries a refused connect, so the
+ * launcher may start at once then.
  */
 import type { Logger } from '../log.js';
-import { dialOnce } from '../probe/dial.js';
+import { probeRequest } from '../probe/dial.js';
+import { encodeMessage } from '../probe/protocol.js';
 import { type Deadline, formatSeconds, sleepUntil } from '../reach/clock.js';
 import { endpointText } from '../reach/endpoint.js';
 import type { MeetingPoint } from './meeting-point.js';
@@ -47,14 +52,8 @@ export async function untilRegistryCloses(input: {
   const { meeting, deadline, logger } = input;
   const began = performance.now();
   while (!deadline.passed()) {
-    const look = await dialOnce({
-      target: meeting.target,
-      localAddress: input.localAddress,
-      token: meeting.token,
-      selfName: input.selfName,
-      attemptMs: LOOK_MS,
-    });
-    if (!look.ok) {
+    const look = await lookAt(input);
+    if (!look.ok && look.error !== 'timed out') {
       logger.debug(
         `the master's probe registry at ${endpointText(meeting.target)} has closed (${look.error}), waited for ${formatSeconds(performance.now() - began)}: the port is torch's store's`,
       );
@@ -65,4 +64,22 @@ export async function untilRegistryCloses(input: {
   logger.warn(
     `the master's probe registry still answers at ${endpointText(meeting.target)} at the end of --verify-timeout: its check has not ended, and this node's launcher may reach the registry instead of torch's store`,
   );
+}
+
+/** One hello at the port: the registry's welcome, 'timed out' where nothing settled it in LOOK_MS, or why it is not the registry. */
+function lookAt(input: { meeting: MeetingPoint; localAddress: string; selfName: string }) {
+  const { token } = input.meeting;
+  return probeRequest<{ ok: true }>({
+    target: input.meeting.target,
+    localAddress: input.localAddress,
+    limitMs: LOOK_MS,
+    timedOut: () => ({ error: 'timed out', detail: `no answer in ${formatSeconds(LOOK_MS)}` }),
+    onConnect: (socket) => {
+      socket.write(
+        encodeMessage({ kind: 'hello', token, peer: input.selfName, address: input.localAddress }),
+      );
+    },
+    answer: (answer) => (answer.kind === 'welcome' ? { ok: true } : undefined),
+    closedDetail: 'closed without answering the probe',
+  });
 }

@@ -5,7 +5,7 @@
  * or answers as something else (torch's store), and never while the
  * registry answers.
  */
-import { createServer, type Server } from 'node:net';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MeetingPoint } from '../../../src/peers/meeting-point.js';
 import { lookEveryMs, untilRegistryCloses } from '../../../src/peers/registry-closes.js';
@@ -75,6 +75,22 @@ describe('untilRegistryCloses', () => {
     await new Promise<void>((resolve) => store?.listen(port, '127.0.0.1', resolve));
     await waiting;
     expect(lines.join('\n')).toMatch(/has closed \((refused|no handshake)\)/);
+  });
+
+  it('takes a connection that no answer settles in a second for a busy registry, not for a closed one: it looks again', async () => {
+    const held: Socket[] = [];
+    store = createServer((socket) => {
+      held.push(socket);
+    });
+    await new Promise<void>((resolve) => store?.listen(0, '127.0.0.1', resolve));
+    const { port } = store.address() as AddressInfo;
+    const { waiting, lines } = wait(port, 2_500);
+    await waiting;
+    for (const socket of held) socket.destroy();
+    expect(held.length).toBeGreaterThanOrEqual(2);
+    expect(lines.join('\n')).toMatch(
+      /still answers at 127\.0\.0\.1:\d+ at the end of --verify-timeout/,
+    );
   });
 
   it('warns at the deadline where the registry still answers, and lets the launch go on', async () => {
