@@ -114,9 +114,13 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
     return job;
   }
 
+  /** The job's output file, then each launcher's report: its rendezvous says what its store connect met. */
   function jobOutput(dir: string, jobId: number): string {
     const file = join(dir, `${JOB_NAME}-${jobId}.out`);
-    return existsSync(file) ? readFileSync(file, 'utf8') : `(no ${file})`;
+    const reports = SLURM_NODES.map(
+      (node) => `${node}: ${JSON.stringify(readReport(join(dir, `${node}.json`)) ?? null)}`,
+    );
+    return [existsSync(file) ? readFileSync(file, 'utf8') : `(no ${file})`, ...reports].join('\n');
   }
 
   it('runs to completion on 3 nodes, each told master, rank, node count and port by Slurm', async () => {
@@ -124,11 +128,7 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
     const jobId = await cluster.sbatch(template, { cwd: dir, env, args: ['--nodes=3'] });
     const end = await cluster.waitForJob(jobId, JOB_TIMEOUT_MS);
 
-    // On failure, each launcher's own word too: its rendezvous says what its store connect met.
-    const reports = SLURM_NODES.map((node) =>
-      JSON.stringify(readReport(join(dir, `${node}.json`))),
-    );
-    expect(end, `${jobOutput(dir, jobId)}\n${reports.join('\n')}`).toEqual({
+    expect(end, jobOutput(dir, jobId)).toEqual({
       state: 'COMPLETED',
       exitCode: '0:0',
     });

@@ -70,6 +70,16 @@ export const podmanUnavailable: string | null =
  */
 const RUN_STATE = '/run/nccl-run-lab-podman';
 
+/**
+ * aardvark-dns's records, one file per network: under netavark's run
+ * directory, which is fixed for root (containers/common libnetwork
+ * netavark: /run/containers/networks), not under RUN_STATE. A record whose
+ * container's teardown did not remove it outlives the lab's run there, and
+ * a later pod of the same name then resolves to the old address too (seen:
+ * recreate-master-0 with three addresses, the workers dialling a dead one).
+ */
+const AARDVARK_DIR = '/run/containers/networks/aardvark-dns';
+
 /** The rlimits pods get: CAP_SYS_RESOURCE is dropped here, so none above what this process has. */
 const ULIMITS = ['nofile=20000:20000', 'nproc=32768:32768'];
 
@@ -78,6 +88,8 @@ export class PodmanLab {
   readonly namespace: string;
   private readonly runDir: string;
   private lock: ChildProcess | undefined;
+  /** The networks this lab made, by name. */
+  private readonly networks = new Set<string>();
 
   private constructor() {
     this.namespace = `k8s${process.pid}`;
@@ -199,6 +211,9 @@ export class PodmanLab {
 
   /** A podman network: an internal bridge (no way out) on the given subnet, with or without DNS. */
   async network(name: string, subnet: string, { dns }: { dns: boolean }): Promise<string> {
+    // No network of this name exists in this run's fresh configuration: records under it are a past run's.
+    rmSync(join(AARDVARK_DIR, name), { force: true });
+    this.networks.add(name);
     await this.podman([
       'network',
       'create',
@@ -261,6 +276,7 @@ export class PodmanLab {
       await this.podman(['pod', 'rm', '--all', '--force', '--time', '0'], { reject: false });
       await this.podman(['rm', '--all', '--force', '--time', '0'], { reject: false });
       await this.podman(['network', 'prune', '--force'], { reject: false });
+      for (const name of this.networks) rmSync(join(AARDVARK_DIR, name), { force: true });
       // Secrets that kube play stored (kind: Secret) live in the cached
       // database, and so do the volumes it made for them (their files in RUN_STATE).
       await this.podman(['secret', 'rm', '--all'], { reject: false });
