@@ -664,6 +664,7 @@ tier(
       );
       const [master, worker] = pods as [JobPod, JobPod];
       const stopPlays = new AbortController();
+      let plays: Promise<Error | null>[] = [];
       try {
         if (first !== '') {
           const file = join(dir, 'first.yaml');
@@ -672,7 +673,7 @@ tier(
         }
         const played = performance.now();
         let nameWait = '';
-        const plays = await playPods(pods, dir, {
+        plays = await playPods(pods, dir, {
           initContainers,
           workerFirst,
           cancelSignal: stopPlays.signal,
@@ -766,6 +767,10 @@ tier(
         const removing = performance.now();
         // A play still running holds its pod's lock, and `pod rm` would wait on it.
         stopPlays.abort();
+        // A play that failed on its own (not stopped here) says why, whatever failed next.
+        for (const error of await Promise.all(plays))
+          if (error !== null && !(error as { isCanceled?: boolean }).isCanceled)
+            console.log(`kubernetes tier: a kube play failed: ${error.message}`);
         await removePods(pods);
         console.log(
           `kubernetes tier: pods removed in ${((performance.now() - removing) / 1000).toFixed(1)} s`,
