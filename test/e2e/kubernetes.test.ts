@@ -1065,8 +1065,10 @@ tier(
         );
         let second = first;
         const away = performance.now();
+        let restartedIn: number | null = null;
         if (how === 'restart') {
           await podman(['restart', '--time', '0', main(worker0.name)]);
+          restartedIn = (performance.now() - away) / 1000;
         } else {
           await removePods([worker0]);
           await play(worker0, dir);
@@ -1083,7 +1085,9 @@ tier(
               .slice(how === 'restart' ? 2 : 1)
               .join()
               .includes('2 of 3 nodes registered'),
-          60_000,
+          // Away and back took 31-52 s in 3 of 9 runs here, under load (5-6 s in the rest); the
+          // log line says how much of it `podman restart` itself took.
+          120_000,
           /two nodes claim it/,
         );
         const back = performance.now();
@@ -1096,7 +1100,7 @@ tier(
         );
         const statuses = await exitStatuses(pods);
         console.log(
-          `kubernetes tier, worker ${how}: net1 ${first.data}, then ${second.data}; restarts ${(await restartsOf(pods)).join('/')}; away and back ${((back - away) / 1000).toFixed(1)} s, then ${((performance.now() - back) / 1000).toFixed(1)} s`,
+          `kubernetes tier, worker ${how}: net1 ${first.data}, then ${second.data}; restarts ${(await restartsOf(pods)).join('/')}; away and back ${((back - away) / 1000).toFixed(1)} s${restartedIn === null ? '' : ` (podman restart ${restartedIn.toFixed(1)} s of it)`}, then ${((performance.now() - back) / 1000).toFixed(1)} s`,
         );
         return { addresses: [first.data, second.data], logs, statuses };
       } finally {
