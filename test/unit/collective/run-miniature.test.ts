@@ -5,21 +5,13 @@
  * with it, in its process group. (The real launcher, torchrun, runs in the
  * e2e tier: test/e2e/collective.test.ts.)
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { miniatureEnv, runMiniature, writeProgram } from '../../../src/collective/run-miniature.js';
+import { tempDirs } from '../../fixtures/temp-dirs.js';
 
-const dirs: string[] = [];
-const privateDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'col-unit-'));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const privateDir = tempDirs('col-unit-');
 
 /** Running: a process whose state is not Z (a zombie waits for a reaper this machine's pid 1 may not be). */
 const alive = (pid: number) => {

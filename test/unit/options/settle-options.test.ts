@@ -1,22 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { splitArgv } from '../../../src/cli/split-argv.js';
 import { ConfigError, UsageError } from '../../../src/errors.js';
 import { OPTIONS, type Options, oneOf, option } from '../../../src/options/option-table.js';
 import { settleOptions } from '../../../src/options/settle-options.js';
+import { tempDirs } from '../../fixtures/temp-dirs.js';
 
-/** The folders a test made: removed after it. */
-const made: string[] = [];
-const emptyDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'nccl-run-config-'));
-  made.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const emptyDir = tempDirs('nccl-run-config-');
 
 function settle(own: string[], env: Record<string, string> = {}, cwd = emptyDir()) {
   return settleOptions(splitArgv(own).flags, env, cwd);

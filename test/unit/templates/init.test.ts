@@ -1,11 +1,10 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { BlockList } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parse as parseDotenv } from 'dotenv';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { splitArgv } from '../../../src/cli/split-argv.js';
 import { PROGRAM_FILE } from '../../../src/collective/program.js';
@@ -15,18 +14,10 @@ import { settleOptions } from '../../../src/options/settle-options.js';
 import { packageVersion } from '../../../src/package-version.js';
 import { runInit, templateText } from '../../../src/templates/init.js';
 import { TEMPLATES } from '../../../src/templates/shipped-files.js';
+import { tempDirs } from '../../fixtures/temp-dirs.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
-/** The folders a test made: removed after it. */
-const made: string[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'nccl-run-templates-'));
-  made.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = tempDirs('nccl-run-templates-');
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML is checked field by field
 type Doc = any;
