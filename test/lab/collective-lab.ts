@@ -9,10 +9,10 @@
  * chroot sees them at the same path (torchrun-in-root.sh binds the
  * checkout), and the test can tell that nothing is left there.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { CHECKOUT } from './debian-root.js';
+import { labTmpDir } from './debian-root.js';
 import { Lab } from './netns.js';
 import { NCCL_RUN_BIN, type TorchStack, type TorchVersion } from './torch-job.js';
 
@@ -43,8 +43,7 @@ export class CollectiveLab {
 
   private constructor(nodes: number) {
     this.nodes = NODE_NAMES.slice(0, nodes);
-    mkdirSync(join(CHECKOUT, '.lab-tmp'), { recursive: true });
-    this.tmp = mkdtempSync(join(CHECKOUT, '.lab-tmp', 'col-'));
+    this.tmp = labTmpDir('col-');
   }
 
   static async create(nodes: number): Promise<CollectiveLab> {

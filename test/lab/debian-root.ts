@@ -13,12 +13,25 @@
  * checkout at its own path, so fixture scripts keep their paths.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type Suite = 'trixie' | 'bookworm' | 'sid';
 
 const LAB_ROOT_SCRIPT = fileURLToPath(new URL('./lab-root.sh', import.meta.url));
 export const CHECKOUT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+
+/**
+ * A lab's own TMPDIR, inside the checkout's .lab-tmp, where a lab root's
+ * chroot sees it at the same path (torchrun-in-root.sh binds the checkout):
+ * torchrun's agent makes its log folder there (torchelastic_*, never
+ * removed). The lab removes it when it ends.
+ */
+export function labTmpDir(prefix: string): string {
+  mkdirSync(join(CHECKOUT, '.lab-tmp'), { recursive: true });
+  return mkdtempSync(join(CHECKOUT, '.lab-tmp', prefix));
+}
 
 /**
  * LAB WORKAROUND, never product behaviour: Debian's torch 2.6 is built

@@ -2,16 +2,13 @@
  * One lab node (a network namespace of its own, traffic on its loopback
  * only) running a torch stack's real torchrun, alone or behind nccl-run, for
  * the tiers that check what each torch does with a one-node job
- * (test/e2e/port-zero.test.ts, one-node-master.test.ts). Its TMPDIR is a
- * folder of the lab's own inside the checkout, which a lab root's chroot
- * sees at the same path: torchrun's agent makes its log folder there
- * (torchelastic_*, which it never removes), and it goes with the lab.
+ * (test/e2e/port-zero.test.ts, one-node-master.test.ts), with a TMPDIR of
+ * the lab's own (debian-root.ts labTmpDir).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { CHECKOUT } from './debian-root.js';
+import { labTmpDir } from './debian-root.js';
 import { Lab } from './netns.js';
 import { type TorchVersion, torchStack } from './torch-job.js';
 
@@ -25,8 +22,7 @@ export function oneNodeTorch(version: TorchVersion, tag: string) {
   const stack = () => torchStack(version);
   let tmp = '';
   beforeAll(async () => {
-    mkdirSync(join(CHECKOUT, '.lab-tmp'), { recursive: true });
-    tmp = mkdtempSync(join(CHECKOUT, '.lab-tmp', `${tag}-`));
+    tmp = labTmpDir(`${tag}-`);
     await lab.host('n');
   });
   afterAll(async () => {

@@ -19,19 +19,15 @@
  * management addresses, as a cluster's DNS typically does; torchrun's c10d
  * rendezvous hands workers the rank-0 agent's hostname, which must resolve.
  *
- * Every command gets a TMPDIR of the lab's own, inside the checkout, where a
- * lab root's chroot sees it at the same path (torchrun-in-root.sh binds the
- * checkout): torchrun's agent makes its log folder there (torchelastic_*,
- * which it never removes), and so does anything else a node makes in TMPDIR.
+ * Every command gets a TMPDIR of the lab's own (debian-root.ts labTmpDir).
  *
  * Every step is bounded in time; a failed setup removes what it made, and
  * `cleanup()` removes the namespaces, /etc/netns files and that TMPDIR (safe
  * to call twice).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { type Options as ExecaOptions, execa } from 'execa';
-import { CHECKOUT } from './debian-root.js';
+import { labTmpDir } from './debian-root.js';
 import { Lab } from './netns.js';
 
 export type NodeName = 'A' | 'B';
@@ -83,8 +79,7 @@ export class TwoNodeLab {
   private constructor(private readonly lab: Lab) {
     this.a = { ...NODES.A, namespace: lab.ns('A') };
     this.b = { ...NODES.B, namespace: lab.ns('B') };
-    mkdirSync(join(CHECKOUT, '.lab-tmp'), { recursive: true });
-    this.tmp = mkdtempSync(join(CHECKOUT, '.lab-tmp', 'two-node-'));
+    this.tmp = labTmpDir('two-node-');
   }
 
   /** Builds both nodes and their links; on any failure removes what it made and throws. */
