@@ -66,6 +66,11 @@ export interface PartnerProbe {
   inboundBandwidthMbps: number | null;
 }
 
+/** Both legs to the partner passed (its data-plane devices' and the bandwidth floor's verdicts are folded into them). */
+export function partnerPassed(probe: PartnerProbe): boolean {
+  return probe.outbound.ok && probe.inbound.ok;
+}
+
 export interface MeshOptions {
   self: Member;
   /** This node's further data-plane devices, each listening at its own port. */

@@ -34,7 +34,7 @@ import { BANDWIDTH_WINDOW_MS, SAMPLE_WINDOW_MS } from './bandwidth.js';
 import { fitDevices, listenOnDevices } from './data-devices.js';
 import { InboundLog } from './inbound-log.js';
 import { type MeetingPoint, membershipLine } from './meeting-point.js';
-import { type PartnerProbe, probeMesh } from './mesh.js';
+import { partnerPassed, probeMesh } from './mesh.js';
 import { localPortRange } from './port-range.js';
 import { untilRegistryCloses } from './registry-closes.js';
 import { joinRound } from './round.js';
@@ -282,7 +282,7 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
     // roster's partners may be done long before the last node has it), and
     // the other nodes hand the port to torch's store only once it has closed.
     if (registry !== null) await untilDeadline(registry.allDelivered, deadline);
-    else if (meshed.partners.every(passed)) {
+    else if (meshed.partners.every(partnerPassed)) {
       await handOver();
     }
     return {
@@ -294,11 +294,6 @@ export async function probePeers(input: ProbePeersInput): Promise<ProbePeersOutc
   } finally {
     await Promise.all(opened.map((service) => service.close()));
   }
-}
-
-/** Every leg to the partner answered: this node's check will pass, and its launcher start. */
-function passed(partner: PartnerProbe): boolean {
-  return partner.outbound.ok && partner.inbound.ok && partner.devices.every((leg) => leg.ok);
 }
 
 /** SPEC "Real jobs": the log says that the job starts below MAX. */

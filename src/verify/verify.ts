@@ -15,6 +15,7 @@ import type { NcclBind } from '../nccl/nccl-pick.js';
 import type { VerifyLevel } from '../options/verify-level.js';
 import { reaches } from '../options/verify-level.js';
 import type { MeetingPoint } from '../peers/meeting-point.js';
+import { partnerPassed } from '../peers/mesh.js';
 import { type ProbePeersOutcome, probePeers } from '../peers/peers.js';
 import { ATTEMPT_MS } from '../reach/backoff.js';
 import { type Deadline, deadlineIn, formatSeconds } from '../reach/clock.js';
@@ -261,7 +262,7 @@ function probeResults(
         peer: probe.member.name,
         address: probe.member.address,
         port: probe.member.port,
-        ok: probe.outbound.ok && probe.inbound.ok,
+        ok: partnerPassed(probe),
         error: probe.outbound.error,
         seenSource: probe.outbound.seen,
         bandwidthMbps: probe.bandwidthMbps,
