@@ -128,10 +128,7 @@ tier('the Slurm template under a real sbatch', slurmUnavailable, () => {
     const jobId = await cluster.sbatch(template, { cwd: dir, env, args: ['--nodes=3'] });
     const end = await cluster.waitForJob(jobId, JOB_TIMEOUT_MS);
 
-    expect(end, jobOutput(dir, jobId)).toEqual({
-      state: 'COMPLETED',
-      exitCode: '0:0',
-    });
+    expect(end, jobOutput(dir, jobId)).toEqual({ state: 'COMPLETED', exitCode: '0:0' });
     for (const [rank, node] of SLURM_NODES.entries()) {
       const report = launcherReport(dir, node);
       expect(report.argv).toEqual([`--nproc_per_node=${GPUS_PER_NODE}`, 'train.py']);

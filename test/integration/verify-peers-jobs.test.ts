@@ -425,6 +425,8 @@ tier('verify peers for real jobs: elastic sizes, reruns, neighbours', netnsUnava
       rmSync(dir, { recursive: true, force: true });
     });
     expect(master.code, JSON.stringify(master.error)).toBe(0);
+    // The case itself: the dropped SYN held the master's check past the retransmission (the kernel's first RTO, 1 s).
+    expect(master.report?.elapsedMs).toBeGreaterThanOrEqual(1_000);
     for (const run of workers) {
       expect(run.exitCode, String(run.stderr)).toBe(0);
       // Refused: the registry had closed, and nothing else holds the port (the master ran `check`).
