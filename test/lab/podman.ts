@@ -72,8 +72,9 @@ const RUN_STATE = '/run/nccl-run-lab-podman';
 
 /**
  * aardvark-dns's records, one file per network: under netavark's run
- * directory, which is fixed for root (containers/common libnetwork
- * netavark: /run/containers/networks), not under RUN_STATE. A record whose
+ * directory for root (seen here: podman 4.3 starts aardvark-dns with
+ * --config /run/containers/networks/aardvark-dns, whatever the lab's
+ * network_config_dir), not under RUN_STATE. A record whose
  * container's teardown did not remove it outlives the lab's run there, and
  * a later pod of the same name then resolves to the old address too (seen:
  * recreate-master-0 with three addresses, the workers dialling a dead one).
